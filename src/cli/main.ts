@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { readEnv } from '../config';
+import { TemporalFlowError } from '../errors';
+import { registerServerCommands } from './server-commands';
+
+/** The `tflow` command. Each group of subcommands lives in its own file. */
+export function buildProgram(): Command {
+  const program = new Command('tflow')
+    .description('temporal-flow: durable pipelines and schedules on Temporal')
+    .showHelpAfterError();
+  registerServerCommands(program, readEnv());
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    if (err instanceof TemporalFlowError) {
+      console.error(`tflow: ${err.message}`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+}
+
+if (require.main === module) void main(process.argv);

@@ -1,0 +1,46 @@
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { PipelineSpec } from '../pipeline/spec';
+import { PIPELINE_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
+import type { PipelineRunInput, RunJobContext } from '../workflows/run-types';
+import { UnknownStepError } from '../pipeline/errors';
+
+/** Activity names a spec needs on the worker: steps, compensations and the failure hook. */
+export function activitiesOf(spec: PipelineSpec): string[] {
+  const names = new Set<string>();
+  for (const step of spec.steps) {
+    names.add(step.activity);
+    if (step.compensate) names.add(step.compensate);
+  }
+  if (spec.onFailure) names.add(spec.onFailure);
+  return [...names];
+}
+
+/**
+ * Checks that every activity of a spec is among the worker's steps, when the caller told us which they are.
+ *
+ * @throws UnknownStepError for the first unknown one.
+ */
+export function checkKnownSteps(spec: PipelineSpec, knownSteps: readonly string[] | undefined): void {
+  if (!knownSteps) return;
+  for (const name of activitiesOf(spec)) {
+    if (!knownSteps.includes(name)) throw new UnknownStepError(name, knownSteps);
+  }
+}
+
+/** The parts of a workflow start (direct or from a schedule) that every pipeline run shares. */
+export function runStartOptions(spec: PipelineSpec, args: unknown[], job?: RunJobContext) {
+  const input: PipelineRunInput = { spec, args, ...(job ? { job } : {}) };
+  return {
+    args: [input] as [PipelineRunInput],
+    typedSearchAttributes: new TypedSearchAttributes([{ key: PIPELINE_SEARCH_ATTRIBUTE, value: spec.name }]),
+    ...(spec.timeoutMs !== undefined ? { workflowExecutionTimeout: spec.timeoutMs } : {}),
+  };
+}
+
+/** The worker's step names, from a steps object or a list. */
+export function stepNames(
+  steps: Record<string, unknown> | readonly string[] | undefined,
+): string[] | undefined {
+  if (steps === undefined) return undefined;
+  return Array.isArray(steps) ? [...(steps as readonly string[])] : Object.keys(steps);
+}

@@ -1,0 +1,70 @@
+/**
+ * temporal-flow: durable pipelines and schedules on Temporal (client side).
+ *
+ * ```ts
+ * import { Client, Connection } from '@temporalio/client';
+ * import { pipeline, PipelineScheduler } from 'temporal-flow';
+ *
+ * const client = new Client({ connection: await Connection.connect({ address: 'localhost:7233' }) });
+ * const etl = pipeline('nightly-etl', { timeout: '1h' }).step('extract').step('load');
+ * const scheduler = new PipelineScheduler(client, { taskQueue: 'pipelines' });
+ * await scheduler.schedule(etl, { cron: '0 2 * * *', timezone: 'Europe/Paris', jobId: 'etl-nightly' });
+ * ```
+ */
+export { TemporalFlowError } from './errors';
+export {
+  pipeline,
+  Pipeline,
+  toPipelineSpec,
+  parsePipelineSpec,
+  parseDuration,
+  PipelineSpecError,
+  UnknownStepError,
+  PIPELINE_SPEC_VERSION,
+} from './pipeline';
+export type {
+  PipelineLike,
+  PipelineOptions,
+  PipelineSpec,
+  RetryOptions,
+  StepOptions,
+  StepSpec,
+} from './pipeline';
+export {
+  compileTrigger,
+  compilePolicies,
+  validateCron,
+  validateTimezone,
+  InvalidTriggerError,
+  InvalidPolicyError,
+} from './schedule';
+export type {
+  CronTrigger,
+  CalendarTrigger,
+  IntervalTrigger,
+  OneOffTrigger,
+  Trigger,
+  JobPolicies,
+} from './schedule';
+export { PipelineClient } from './client/pipeline-client';
+export type {
+  PipelineClientOptions,
+  PipelineRunHandle,
+  StartPipelineOptions,
+} from './client/pipeline-client';
+export { PipelineScheduler } from './client/pipeline-scheduler';
+export type {
+  PipelineSchedulerOptions,
+  JobOptions,
+  CronJobOptions,
+  IntervalJobOptions,
+  OneOffJobOptions,
+} from './client/pipeline-scheduler';
+export { JobAlreadyExistsError, JobNotFoundError, ForeignScheduleError } from './client/errors';
+export { PIPELINE_WORKFLOW_TYPE, PIPELINE_FAILED, PROGRESS_QUERY } from './workflows/run-types';
+export type {
+  PipelineFailureDetails,
+  PipelineProgress,
+  PipelineRunInput,
+  PipelineRunResult,
+} from './workflows/run-types';

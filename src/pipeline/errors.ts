@@ -1,0 +1,28 @@
+import { TemporalFlowError } from '../errors';
+
+/**
+ * A pipeline definition or spec is invalid. `field` is the path of the offending value, e.g.
+ * `steps[1].retry.backoffCoefficient`.
+ */
+export class PipelineSpecError extends TemporalFlowError {
+  constructor(
+    readonly field: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super('INVALID_PIPELINE', message, options);
+  }
+}
+
+/** A step names an activity that the pipeline's known steps do not include. */
+export class UnknownStepError extends TemporalFlowError {
+  constructor(
+    readonly step: string,
+    readonly knownSteps: readonly string[],
+  ) {
+    super(
+      'UNKNOWN_STEP',
+      `unknown step "${step}": the worker's steps are ${knownSteps.map((s) => `"${s}"`).join(', ') || '(none)'}`,
+    );
+  }
+}

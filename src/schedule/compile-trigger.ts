@@ -1,0 +1,193 @@
+import type { ScheduleSpec } from '@temporalio/client';
+import { IANAZone } from 'luxon';
+import { parseDuration } from '../pipeline/duration';
+import { PipelineSpecError } from '../pipeline/errors';
+import type { Duration } from '@temporalio/common';
+import { validateCron } from './cron';
+import { InvalidTriggerError } from './errors';
+import type { CronTrigger, IntervalTrigger, OneOffTrigger, Trigger, TriggerKind } from './trigger-types';
+
+/** A trigger turned into Temporal's terms. */
+export interface CompiledTrigger {
+  kind: TriggerKind;
+  spec: ScheduleSpec;
+  timezone: string;
+  /** Set for one-off jobs: the schedule takes one action, then is done. */
+  remainingActions?: number;
+}
+
+/**
+ * Checks an IANA time zone name.
+ *
+ * @throws InvalidTriggerError for a name luxon does not know (e.g. "CET+1", "Europe/Pariss").
+ */
+export function validateTimezone(tz: string, field = 'timezone'): string {
+  if (typeof tz !== 'string' || !IANAZone.isValidZone(tz)) {
+    throw new InvalidTriggerError(
+      field,
+      `${field} ${JSON.stringify(tz)} is not an IANA time zone name: write e.g. "UTC", "Europe/Paris", "America/New_York"`,
+    );
+  }
+  return tz;
+}
+
+/** Parses a duration, reporting a bad one as a trigger error. */
+export function triggerDuration(value: Duration, field: string, allowZero = false): number {
+  try {
+    return parseDuration(value, field, { allowZero });
+  } catch (err) {
+    if (err instanceof PipelineSpecError) throw new InvalidTriggerError(field, err.message, { cause: err });
+    throw err;
+  }
+}
+
+const UNIT_MS = {
+  seconds: 1_000,
+  minutes: 60_000,
+  hours: 3_600_000,
+  days: 86_400_000,
+  weeks: 604_800_000,
+} as const;
+
+/** Milliseconds between runs of an interval trigger (`every`, or APScheduler-style seconds/minutes/...). */
+export function intervalMs(trigger: IntervalTrigger): number {
+  const units = (Object.keys(UNIT_MS) as (keyof typeof UNIT_MS)[]).filter((u) => trigger[u] !== undefined);
+  if (trigger.every !== undefined && units.length > 0) {
+    throw new InvalidTriggerError('every', `give either "every" or ${units.join('/')}, not both`);
+  }
+  if (trigger.every !== undefined) return triggerDuration(trigger.every, 'every');
+  if (units.length === 0) {
+    throw new InvalidTriggerError(
+      'every',
+      'an interval needs "every" (e.g. "30s") or seconds/minutes/hours/days/weeks',
+    );
+  }
+  let total = 0;
+  for (const unit of units) {
+    const n = trigger[unit]!;
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
+      throw new InvalidTriggerError(unit, `${unit} must be a number of 0 or more, got ${JSON.stringify(n)}`);
+    }
+    total += n * UNIT_MS[unit];
+  }
+  if (total < 1_000)
+    throw new InvalidTriggerError('every', `an interval must be at least 1 second, got ${total} ms`);
+  return Math.round(total);
+}
+
+/** Which kind a trigger object is; throws when it mixes kinds or is none of them. */
+export function triggerKind(trigger: Trigger): TriggerKind {
+  const kinds: TriggerKind[] = [];
+  if ('cron' in trigger && trigger.cron !== undefined) kinds.push('cron');
+  if ('calendar' in trigger && trigger.calendar !== undefined) kinds.push('calendar');
+  if ('runAt' in trigger && trigger.runAt !== undefined) kinds.push('once');
+  const t = trigger as IntervalTrigger;
+  if (
+    t.every !== undefined ||
+    (Object.keys(UNIT_MS) as (keyof typeof UNIT_MS)[]).some((u) => t[u] !== undefined)
+  ) {
+    kinds.push('interval');
+  }
+  if (kinds.length !== 1) {
+    throw new InvalidTriggerError(
+      'trigger',
+      kinds.length === 0
+        ? 'a job needs a trigger: { cron }, { calendar }, { every } (or seconds/minutes/...), or { runAt }'
+        : `a job has one trigger, got ${kinds.join(' and ')}`,
+    );
+  }
+  return kinds[0]!;
+}
+
+function compileRunAt(trigger: OneOffTrigger): Date {
+  const raw = trigger.runAt;
+  const date =
+    raw instanceof Date
+      ? raw
+      : typeof raw === 'string' && /(Z|[+-]\d\d:?\d\d)$/.test(raw)
+        ? new Date(raw)
+        : undefined;
+  if (!date || Number.isNaN(date.getTime())) {
+    throw new InvalidTriggerError(
+      'runAt',
+      `runAt ${JSON.stringify(raw)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2026-12-31T23:59:59Z"`,
+    );
+  }
+  return date;
+}
+
+/**
+ * Compiles a trigger into a Temporal `ScheduleSpec`.
+ *
+ * @param defaultTimezone the scheduler's time zone, used when the trigger names none.
+ * @throws InvalidTriggerError naming the bad option.
+ */
+export function compileTrigger(trigger: Trigger, defaultTimezone: string): CompiledTrigger {
+  if (typeof trigger !== 'object' || trigger === null) {
+    throw new InvalidTriggerError('trigger', 'a trigger must be an object such as { cron: "0 2 * * *" }');
+  }
+  const kind = triggerKind(trigger);
+  const timezone = validateTimezone(trigger.timezone ?? defaultTimezone);
+  switch (kind) {
+    case 'cron': {
+      const crons = (trigger as CronTrigger).cron;
+      const list = Array.isArray(crons) ? crons : [crons];
+      if (list.length === 0) throw new InvalidTriggerError('cron', 'cron needs at least one expression');
+      return { kind, timezone, spec: { cronExpressions: list.map(validateCron), timezone } };
+    }
+    case 'interval': {
+      const t = trigger as IntervalTrigger;
+      const every = intervalMs(t);
+      const offset = t.offset === undefined ? 0 : triggerDuration(t.offset, 'offset', true);
+      if (offset >= every) {
+        throw new InvalidTriggerError(
+          'offset',
+          `offset (${offset} ms) must be shorter than the interval (${every} ms)`,
+        );
+      }
+      return { kind, timezone, spec: { intervals: [{ every, offset }], timezone } };
+    }
+    case 'once': {
+      const at = compileRunAt(trigger as OneOffTrigger);
+      // One calendar match at that exact UTC instant, and one remaining action.
+      return {
+        kind,
+        timezone,
+        remainingActions: 1,
+        spec: {
+          calendars: [
+            {
+              year: at.getUTCFullYear(),
+              month: MONTH_NAMES[at.getUTCMonth()]!,
+              dayOfMonth: at.getUTCDate(),
+              hour: at.getUTCHours(),
+              minute: at.getUTCMinutes(),
+              second: at.getUTCSeconds(),
+            },
+          ],
+          timezone: 'UTC',
+        },
+      };
+    }
+    case 'calendar':
+      throw new InvalidTriggerError(
+        'calendar',
+        'calendar triggers are not supported yet: use a cron expression',
+      );
+  }
+}
+
+const MONTH_NAMES = [
+  'JANUARY',
+  'FEBRUARY',
+  'MARCH',
+  'APRIL',
+  'MAY',
+  'JUNE',
+  'JULY',
+  'AUGUST',
+  'SEPTEMBER',
+  'OCTOBER',
+  'NOVEMBER',
+  'DECEMBER',
+] as const;

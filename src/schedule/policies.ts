@@ -1,0 +1,128 @@
+import type { ScheduleOverlapPolicy } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
+import { triggerDuration } from './compile-trigger';
+import { InvalidPolicyError, InvalidTriggerError } from './errors';
+
+/**
+ * When and how often a job may run, in APScheduler's terms (`maxInstances`, `coalesce`,
+ * `misfireGraceTime`) or Temporal's (`overlap`, `catchupWindow`, ...). See docs/scheduling.md.
+ */
+export interface JobPolicies {
+  /** Most runs of this job at once. @default 1 */
+  maxInstances?: number;
+  /** With maxInstances 1: true skips a run due while one is running (SKIP), false queues it (BUFFER_ALL). @default true */
+  coalesce?: boolean;
+  /** A run starting later than this after its nominal time is skipped (misfire). @default Temporal's catch-up window, 1 year */
+  misfireGraceTime?: Duration;
+  /** Temporal's overlap policy, for users who think in Temporal terms; overrides maxInstances/coalesce. */
+  overlap?: 'SKIP' | 'BUFFER_ONE' | 'BUFFER_ALL' | 'CANCEL_OTHER' | 'TERMINATE_OTHER' | 'ALLOW_ALL';
+  /** Temporal's catch-up window (min 10 s). @default misfireGraceTime rounded up to 10 s, else 1 year */
+  catchupWindow?: Duration;
+  /** Pause the schedule when a run fails. @default false */
+  pauseOnFailure?: boolean;
+  /** Random delay up to this added to each run. */
+  jitter?: Duration;
+  /** No run before this instant. */
+  startAt?: string | Date;
+  /** No run after this instant. */
+  endAt?: string | Date;
+}
+
+/** Policies in Temporal's terms plus what the workflow enforces itself. */
+export interface CompiledPolicies {
+  overlap: ScheduleOverlapPolicy;
+  catchupWindowMs?: number;
+  pauseOnFailure: boolean;
+  jitterMs?: number;
+  startAt?: Date;
+  endAt?: Date;
+  /** Enforced in the workflow: runs later than this after their nominal time are skipped. */
+  misfireGraceMs?: number;
+  /** Enforced by the per-job semaphore when above 1. */
+  maxInstances: number;
+}
+
+/** Temporal's floor for the catch-up window. */
+export const MIN_CATCHUP_WINDOW_MS = 10_000;
+
+const OVERLAPS = [
+  'SKIP',
+  'BUFFER_ONE',
+  'BUFFER_ALL',
+  'CANCEL_OTHER',
+  'TERMINATE_OTHER',
+  'ALLOW_ALL',
+] as const;
+
+function instant(value: string | Date, field: string): Date {
+  const d = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(d.getTime()))
+    throw new InvalidPolicyError(field, `${field} ${JSON.stringify(value)} is not a date`);
+  return d;
+}
+
+/**
+ * Maps APScheduler-style and Temporal-style policies onto Temporal's schedule policies.
+ *
+ * @throws InvalidPolicyError naming the bad option.
+ */
+export function compilePolicies(p: JobPolicies): CompiledPolicies {
+  const maxInstances = p.maxInstances ?? 1;
+  if (!Number.isInteger(maxInstances) || maxInstances < 1) {
+    throw new InvalidPolicyError(
+      'maxInstances',
+      `maxInstances must be a whole number of 1 or more, got ${JSON.stringify(p.maxInstances)}`,
+    );
+  }
+  if (p.overlap !== undefined && !OVERLAPS.includes(p.overlap)) {
+    throw new InvalidPolicyError(
+      'overlap',
+      `overlap ${JSON.stringify(p.overlap)} is not one of ${OVERLAPS.join(', ')}`,
+    );
+  }
+  if (
+    p.overlap !== undefined &&
+    p.maxInstances !== undefined &&
+    p.maxInstances > 1 &&
+    p.overlap !== 'ALLOW_ALL'
+  ) {
+    throw new InvalidPolicyError(
+      'overlap',
+      `maxInstances ${p.maxInstances} needs overlap ALLOW_ALL (or no overlap), got ${p.overlap}`,
+    );
+  }
+  const overlap: ScheduleOverlapPolicy =
+    p.overlap ?? (maxInstances > 1 ? 'ALLOW_ALL' : p.coalesce === false ? 'BUFFER_ALL' : 'SKIP');
+
+  const duration = (value: Duration, field: string) => {
+    try {
+      return triggerDuration(value, field);
+    } catch (err) {
+      if (err instanceof InvalidTriggerError) throw new InvalidPolicyError(field, err.message);
+      throw err;
+    }
+  };
+  const misfireGraceMs =
+    p.misfireGraceTime === undefined ? undefined : duration(p.misfireGraceTime, 'misfireGraceTime');
+  let catchupWindowMs =
+    p.catchupWindow === undefined ? undefined : duration(p.catchupWindow, 'catchupWindow');
+  if (catchupWindowMs !== undefined && catchupWindowMs < MIN_CATCHUP_WINDOW_MS) {
+    throw new InvalidPolicyError(
+      'catchupWindow',
+      `catchupWindow must be at least 10s (Temporal's minimum), got ${catchupWindowMs} ms`,
+    );
+  }
+  if (catchupWindowMs === undefined && misfireGraceMs !== undefined) {
+    catchupWindowMs = Math.max(MIN_CATCHUP_WINDOW_MS, misfireGraceMs);
+  }
+  const out: CompiledPolicies = { overlap, pauseOnFailure: p.pauseOnFailure ?? false, maxInstances };
+  if (catchupWindowMs !== undefined) out.catchupWindowMs = catchupWindowMs;
+  if (misfireGraceMs !== undefined) out.misfireGraceMs = misfireGraceMs;
+  if (p.jitter !== undefined) out.jitterMs = duration(p.jitter, 'jitter');
+  if (p.startAt !== undefined) out.startAt = instant(p.startAt, 'startAt');
+  if (p.endAt !== undefined) out.endAt = instant(p.endAt, 'endAt');
+  if (out.startAt && out.endAt && out.endAt <= out.startAt) {
+    throw new InvalidPolicyError('endAt', 'endAt must be after startAt');
+  }
+  return out;
+}

@@ -1,0 +1,55 @@
+import type { Duration } from '@temporalio/common';
+
+/*
+ * What users write to say *when* a job runs. These objects are stored as they were given in the
+ * schedule's memo, so that getJob() returns the trigger exactly as created.
+ */
+
+/** Cron in Temporal's dialect: 5 fields, or 7 (seconds first, year last), or `@daily` and friends. */
+export interface CronTrigger {
+  cron: string | string[];
+  /** IANA time zone. @default the scheduler's `timezone` (itself 'UTC' by default) */
+  timezone?: string;
+}
+
+/** Calendar fields as Temporal's `ScheduleSpec.calendars` takes them (e.g. `{ hour: 9, dayOfWeek: 'MONDAY' }`). */
+export interface CalendarTrigger {
+  calendar: CalendarFields | CalendarFields[];
+  timezone?: string;
+}
+
+/** A value of a calendar field: a number/name, a list of them, or `'*'`. */
+export type CalendarValue = number | string | (number | string)[];
+
+export interface CalendarFields {
+  second?: CalendarValue;
+  minute?: CalendarValue;
+  hour?: CalendarValue;
+  dayOfMonth?: CalendarValue;
+  month?: CalendarValue;
+  year?: CalendarValue;
+  dayOfWeek?: CalendarValue;
+  comment?: string;
+}
+
+/** Every fixed interval, counted from the Unix epoch plus `offset` (so `{ hours: 2, offset: '1h' }` fires at 01:00, 03:00, ...). */
+export interface IntervalTrigger {
+  every?: Duration;
+  seconds?: number;
+  minutes?: number;
+  hours?: number;
+  days?: number;
+  weeks?: number;
+  offset?: Duration;
+  timezone?: string;
+}
+
+/** A single run at an instant (ISO 8601 string with an offset or `Z`, or a Date). */
+export interface OneOffTrigger {
+  runAt: string | Date;
+  timezone?: string;
+}
+
+export type Trigger = CronTrigger | CalendarTrigger | IntervalTrigger | OneOffTrigger;
+
+export type TriggerKind = 'cron' | 'calendar' | 'interval' | 'once';

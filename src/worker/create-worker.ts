@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { Worker, type NativeConnection, type WorkerOptions, type InjectedSinks } from '@temporalio/worker';
+import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
+
+/** Activities: functions that take the previous step's output and return the next step's input. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
+export type Steps = Record<string, (...args: any[]) => unknown>;
+
+export interface CreateWorkerOptions {
+  connection: NativeConnection;
+  taskQueue: string;
+  /** The user's steps (activities). Built-in activities are added to them. */
+  steps: Steps;
+  /** @default 'default' */
+  namespace?: string;
+  /** A pre-built workflow bundle (`bundleWorkflowCode`) to skip bundling at start-up, e.g. in tests. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Called once per finished run (not on replay): logs, metrics, notifications. */
+  onRunFinished?: (event: RunFinishedEvent) => void;
+  /** Any other Temporal worker option (concurrency, identity, interceptors, ...). */
+  workerOptions?: Omit<
+    WorkerOptions,
+    'connection' | 'taskQueue' | 'namespace' | 'activities' | 'workflowBundle' | 'workflowsPath' | 'sinks'
+  >;
+}
+
+/**
+ * Path of the workflows entry point: `src/workflows/index.ts` when running from source (tsx, tests),
+ * `dist/workflows/index.js` when built. The SDK bundles it with webpack at worker start.
+ */
+export const WORKFLOWS_PATH = path.resolve(
+  __dirname,
+  '../workflows',
+  __filename.endsWith('.ts') ? 'index.ts' : 'index.js',
+);
+
+/**
+ * Creates the SDK's `Worker` with the pipeline interpreter and the user's steps registered, so that
+ * `run()`, `runUntil()` and `shutdown()` work as Temporal users know them.
+ */
+export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
+  const sinks: InjectedSinks<TflowSinks> = {
+    tflow: {
+      runFinished: {
+        fn: (_info, event) => opts.onRunFinished?.(event),
+        callDuringReplay: false,
+      },
+    },
+  };
+  return Worker.create({
+    ...opts.workerOptions,
+    connection: opts.connection,
+    namespace: opts.namespace ?? 'default',
+    taskQueue: opts.taskQueue,
+    activities: { ...opts.steps },
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    sinks,
+  });
+}

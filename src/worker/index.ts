@@ -1,0 +1,14 @@
+/**
+ * Worker side of temporal-flow.
+ *
+ * ```ts
+ * import { NativeConnection } from '@temporalio/worker';
+ * import { createWorker } from 'temporal-flow/worker';
+ * const connection = await NativeConnection.connect({ address: 'localhost:7233' });
+ * const worker = await createWorker({ connection, taskQueue: 'pipelines', steps: { extract, load } });
+ * await worker.run();
+ * ```
+ */
+export { createWorker, WORKFLOWS_PATH } from './create-worker';
+export type { CreateWorkerOptions, Steps } from './create-worker';
+export type { RunFinishedEvent } from '../workflows/sinks';

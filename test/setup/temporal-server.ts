@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { writeFile, mkdir } from 'node:fs/promises';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { TestProject } from 'vitest/node' with { 'resolution-mode': 'import' };
+import { readEnv } from '../../src/config';
+import { DevServer } from '../../src/devserver';
+import { WORKFLOWS_PATH } from '../../src/worker/create-worker';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    temporalNamespace: string;
+    workflowBundlePath: string;
+  }
+}
+
+let server: DevServer | undefined;
+
+/**
+ * Starts one in-memory Temporal dev server for the suite (or uses TEMPORAL_ADDRESS when set) and bundles
+ * the workflows once, so that each test's worker starts in milliseconds.
+ */
+export async function setup(project: TestProject): Promise<void> {
+  const env = readEnv();
+  let address = env.temporalAddress;
+  if (!address) {
+    server = await DevServer.start({
+      home: env.home,
+      cliPath: env.temporalCli,
+      searchPath: env.path,
+      db: 'memory',
+      port: 0,
+      uiPort: false,
+      namespace: env.namespace,
+    });
+    address = server.address;
+  }
+  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  const bundlePath = path.join(env.home, 'test-workflow-bundle.js');
+  await mkdir(env.home, { recursive: true });
+  await writeFile(bundlePath, bundle.code);
+  project.provide('temporalAddress', address);
+  project.provide('temporalNamespace', env.namespace);
+  project.provide('workflowBundlePath', bundlePath);
+}
+
+export async function teardown(): Promise<void> {
+  await server?.stop();
+}
+
+const noop = () => undefined;
+const quietLogger = {
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: console.warn,
+  error: console.error,
+  log: noop,
+};
