@@ -1,0 +1,50 @@
+/*
+ * `npm run bench`: runs every `bench/*.bench.ts` in turn (or those named on the command line) against
+ * one embedded dev server, each printing its own figures. Benchmarks print ratios against a baseline run
+ * side by side in the same process; nothing here asserts on time.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { readEnv } from '../src/config';
+import { DevServer } from '../src/devserver';
+
+async function main(): Promise<void> {
+  const env = readEnv();
+  const only = process.argv.slice(2);
+  const files = readdirSync(__dirname)
+    .filter((f) => f.endsWith('.bench.ts'))
+    .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+    .sort();
+  if (files.length === 0) throw new Error(`no benchmark matches ${only.join(' ')}`);
+  let address = env.temporalAddress;
+  let server: DevServer | undefined;
+  if (!address) {
+    server = await DevServer.start({
+      home: env.home,
+      cliPath: env.temporalCli,
+      searchPath: env.path,
+      db: 'memory',
+      port: 0,
+      uiPort: false,
+    });
+    address = server.address;
+  }
+  try {
+    for (const file of files) {
+      console.log(`\n=== ${file} ===`);
+      const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, file)], {
+        stdio: 'inherit',
+        env: { ...process.env, TEMPORAL_ADDRESS: address },
+      });
+      if (res.status !== 0) throw new Error(`${file} exited with ${res.status ?? res.signal}`);
+    }
+  } finally {
+    await server?.stop();
+  }
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
