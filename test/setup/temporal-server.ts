@@ -11,6 +11,8 @@ declare module 'vitest' {
     temporalAddress: string;
     temporalNamespace: string;
     workflowBundlePath: string;
+    /** The Temporal CLI the suite found or installed ('' when TEMPORAL_ADDRESS was used). */
+    temporalCli: string;
   }
 }
 
@@ -42,6 +44,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('temporalAddress', address);
   project.provide('temporalNamespace', env.namespace);
   project.provide('workflowBundlePath', bundlePath);
+  project.provide('temporalCli', server?.cli.path ?? env.temporalCli ?? '');
 }
 
 export async function teardown(): Promise<void> {
