@@ -26,15 +26,7 @@ export async function setup(project: TestProject): Promise<void> {
   const env = readEnv();
   let address = env.temporalAddress;
   if (!address) {
-    server = await DevServer.start({
-      home: env.home,
-      cliPath: env.temporalCli,
-      searchPath: env.path,
-      db: 'memory',
-      port: 0,
-      uiPort: false,
-      namespace: env.namespace,
-    });
+    server = await DevServer.startEphemeral(env);
     address = server.address;
   }
   const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
