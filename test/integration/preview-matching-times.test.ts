@@ -1,0 +1,320 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileTrigger } from '../../src/schedule/compile-trigger';
+import { previewTrigger } from '../../src/schedule/preview';
+import type { Trigger } from '../../src/schedule/trigger-types';
+import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
+import { connectTest, type TestContext } from '../helpers/temporal';
+
+/*
+ * previewTrigger() must list exactly the times the Temporal server will fire. Each case creates a paused
+ * schedule from the compiled trigger and compares the preview with the server's ListScheduleMatchingTimes
+ * over a window (both: strictly after `from`, up to and including `to`). DST days, month ends, leap days,
+ * Sunday as 0 and 7, steps, lists, names, 7-field strings, calendars, intervals and a one-off are covered.
+ */
+
+interface Case {
+  name: string;
+  trigger: Trigger;
+  from: string;
+  to: string;
+}
+
+const c = (name: string, trigger: Trigger, from: string, to: string): Case => ({ name, trigger, from, to });
+
+const CASES: Case[] = [
+  // UTC: the dialect itself
+  c('daily at 02:00', { cron: '0 2 * * *', timezone: 'UTC' }, '2026-12-30T00:00:00Z', '2027-01-03T00:00:00Z'),
+  c(
+    'every 15 minutes',
+    { cron: '*/15 * * * *', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-01T02:00:00Z',
+  ),
+  c('leap day only', { cron: '0 0 29 2 *', timezone: 'UTC' }, '2027-01-01T00:00:00Z', '2029-03-01T00:00:00Z'),
+  c(
+    '31st: month ends',
+    { cron: '0 12 31 * *', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2028-01-01T00:00:00Z',
+  ),
+  c('Sunday as 0', { cron: '0 9 * * 0', timezone: 'UTC' }, '2027-01-01T00:00:00Z', '2027-01-25T00:00:00Z'),
+  c('Sunday as 7', { cron: '0 9 * * 7', timezone: 'UTC' }, '2027-01-01T00:00:00Z', '2027-01-25T00:00:00Z'),
+  c(
+    'day-of-month AND day-of-week',
+    { cron: '0 9 1-7 * MON', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-07-01T00:00:00Z',
+  ),
+  c(
+    'range through 7',
+    { cron: '0 9 * * 5-7', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-20T00:00:00Z',
+  ),
+  c(
+    'stepped range to 7',
+    { cron: '0 9 * * 1-7/2', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-20T00:00:00Z',
+  ),
+  c(
+    'names and lists',
+    { cron: '15 10 * JAN,JUL MON-FRI', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-08-01T00:00:00Z',
+  ),
+  c(
+    'steps on hours',
+    { cron: '0 8-18/2 * * 1-5', timezone: 'UTC' },
+    '2027-01-04T00:00:00Z',
+    '2027-01-06T00:00:00Z',
+  ),
+  c(
+    'single value with step',
+    { cron: '0 0 10/7 * *', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-04-01T00:00:00Z',
+  ),
+  c('@weekly', { cron: '@weekly', timezone: 'UTC' }, '2027-01-01T00:00:00Z', '2027-02-01T00:00:00Z'),
+  c('@yearly', { cron: '@yearly', timezone: 'UTC' }, '2026-06-01T00:00:00Z', '2029-06-01T00:00:00Z'),
+  c(
+    '7 fields: seconds and year',
+    { cron: '*/20 30 12 * * * 2027', timezone: 'UTC' },
+    '2026-12-31T00:00:00Z',
+    '2027-01-03T00:00:00Z',
+  ),
+  c(
+    '7 fields: year list',
+    { cron: '0 0 0 1 JAN * 2027,2029', timezone: 'UTC' },
+    '2026-01-01T00:00:00Z',
+    '2030-06-01T00:00:00Z',
+  ),
+  c(
+    'cron list',
+    { cron: ['0 9 * * MON', '0 17 * * FRI'], timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-20T00:00:00Z',
+  ),
+  // Europe/Paris: spring gap 2027-03-28 02:00 -> 03:00, repeated hour 2026-10-25 03:00 -> 02:00
+  c(
+    'Paris 02:30 on spring day',
+    { cron: '30 2 * * *', timezone: 'Europe/Paris' },
+    '2027-03-26T00:00:00Z',
+    '2027-03-30T00:00:00Z',
+  ),
+  c(
+    'Paris hourly across the gap',
+    { cron: '0 * * * *', timezone: 'Europe/Paris' },
+    '2027-03-27T22:00:00Z',
+    '2027-03-28T04:00:00Z',
+  ),
+  c(
+    'Paris 01:30 on fall day',
+    { cron: '30 1 * * *', timezone: 'Europe/Paris' },
+    '2026-10-23T00:00:00Z',
+    '2026-10-27T00:00:00Z',
+  ),
+  c(
+    'Paris 02:30 on fall day',
+    { cron: '30 2 * * *', timezone: 'Europe/Paris' },
+    '2026-10-23T00:00:00Z',
+    '2026-10-27T00:00:00Z',
+  ),
+  c(
+    'Paris half-hourly in the repeated hour',
+    { cron: '*/30 * * * *', timezone: 'Europe/Paris' },
+    '2026-10-24T21:00:00Z',
+    '2026-10-25T03:00:00Z',
+  ),
+  // America/New_York: gap 2027-03-14 02:00 -> 03:00, repeated hour 2026-11-01 02:00 -> 01:00
+  c(
+    'New York 01:30 on fall day',
+    { cron: '30 1 * * *', timezone: 'America/New_York' },
+    '2026-10-30T00:00:00Z',
+    '2026-11-03T00:00:00Z',
+  ),
+  c(
+    'New York 02:30 on spring day',
+    { cron: '30 2 * * *', timezone: 'America/New_York' },
+    '2027-03-12T00:00:00Z',
+    '2027-03-16T00:00:00Z',
+  ),
+  c(
+    'New York every 20 min 01-03h, fall',
+    { cron: '*/20 1-3 * * *', timezone: 'America/New_York' },
+    '2026-10-31T12:00:00Z',
+    '2026-11-01T12:00:00Z',
+  ),
+  c(
+    'New York calendar on Sundays at 01:00 and 02:30',
+    {
+      calendar: [
+        { hour: 1, dayOfWeek: 'SUNDAY' },
+        { hour: 2, minute: 30, dayOfWeek: 'SUN' },
+      ],
+      timezone: 'America/New_York',
+    },
+    '2026-10-20T00:00:00Z',
+    '2027-03-20T00:00:00Z',
+  ),
+  // Australia/Lord_Howe: 30-minute DST. Gap 2026-10-04 02:00 -> 02:30, repeat 2027-04-04 02:00 -> 01:30
+  c(
+    'Lord Howe every 15 min at 02h, spring',
+    { cron: '*/15 2 * * *', timezone: 'Australia/Lord_Howe' },
+    '2026-10-02T00:00:00Z',
+    '2026-10-06T00:00:00Z',
+  ),
+  c(
+    'Lord Howe every 10 min at 01h, fall',
+    { cron: '*/10 1 * * *', timezone: 'Australia/Lord_Howe' },
+    '2027-04-02T00:00:00Z',
+    '2027-04-05T00:00:00Z',
+  ),
+  c(
+    'Lord Howe 00:45 and 01:45, fall',
+    { cron: '45 0,1 * * *', timezone: 'Australia/Lord_Howe' },
+    '2027-04-02T00:00:00Z',
+    '2027-04-05T00:00:00Z',
+  ),
+  // Asia/Kolkata: +05:30, no DST
+  c(
+    'Kolkata weekdays 09:00',
+    { cron: '0 9 * * MON-FRI', timezone: 'Asia/Kolkata' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-15T00:00:00Z',
+  ),
+  c(
+    'Kolkata calendar with ranges',
+    {
+      calendar: { hour: [9, 17], minute: 30, dayOfWeek: { start: 'MONDAY', end: 'FRIDAY' } },
+      timezone: 'Asia/Kolkata',
+    },
+    '2027-01-01T00:00:00Z',
+    '2027-01-10T00:00:00Z',
+  ),
+  c(
+    'Kolkata every 2h from 01:00 UTC',
+    { hours: 2, offset: '1h', timezone: 'Asia/Kolkata' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-02T00:00:00Z',
+  ),
+  // Pacific/Chatham: +12:45 / +13:45. Gap 2026-09-27 02:45 -> 03:45, repeat 2027-04-04 03:45 -> 02:45
+  c(
+    'Chatham 03:00, spring',
+    { cron: '0 3 * * *', timezone: 'Pacific/Chatham' },
+    '2026-09-24T00:00:00Z',
+    '2026-09-29T00:00:00Z',
+  ),
+  c(
+    'Chatham 03:15, fall',
+    { cron: '15 3 * * *', timezone: 'Pacific/Chatham' },
+    '2027-04-01T00:00:00Z',
+    '2027-04-06T00:00:00Z',
+  ),
+  // America/Santiago: clocks change at midnight. Gap 2026-09-06 00:00 -> 01:00, repeat 2027-04-04 00:00 -> 23:00
+  c(
+    'Santiago midnight, spring',
+    { cron: '0 0 * * *', timezone: 'America/Santiago' },
+    '2026-09-03T00:00:00Z',
+    '2026-09-09T00:00:00Z',
+  ),
+  c(
+    'Santiago 23:30, fall',
+    { cron: '30 23 * * *', timezone: 'America/Santiago' },
+    '2027-04-01T00:00:00Z',
+    '2027-04-06T00:00:00Z',
+  ),
+  c(
+    'Sao Paulo daily midnight',
+    { cron: '@daily', timezone: 'America/Sao_Paulo' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-06T00:00:00Z',
+  ),
+  // Calendars, intervals, one-off
+  c(
+    'calendar list, Paris',
+    {
+      calendar: [
+        { hour: 8, dayOfWeek: 'MON' },
+        { hour: 20, dayOfMonth: 15 },
+      ],
+      timezone: 'Europe/Paris',
+    },
+    '2027-01-01T00:00:00Z',
+    '2027-03-01T00:00:00Z',
+  ),
+  c(
+    'calendar leap day',
+    { calendar: { month: 'FEBRUARY', dayOfMonth: 29, hour: 12 }, timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2029-01-01T00:00:00Z',
+  ),
+  c(
+    'calendar seconds',
+    { calendar: { second: '*/20', minute: 0, hour: 12 }, timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-03T00:00:00Z',
+  ),
+  c(
+    'every 2 hours from 01:00',
+    { hours: 2, offset: '1h', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-02T00:00:00Z',
+  ),
+  c(
+    'daily interval in Paris over the gap',
+    { every: '1d', offset: '1h', timezone: 'Europe/Paris' },
+    '2027-03-25T00:00:00Z',
+    '2027-03-31T00:00:00Z',
+  ),
+  c('every 45 minutes', { minutes: 45, timezone: 'UTC' }, '2027-01-01T00:00:00Z', '2027-01-01T12:00:00Z'),
+  c('one-off', { runAt: '2027-06-01T12:34:56Z' }, '2027-01-01T00:00:00Z', '2028-01-01T00:00:00Z'),
+];
+
+let t: TestContext;
+
+beforeAll(async () => {
+  t = await connectTest('preview-match');
+});
+afterAll(async () => t?.close());
+
+async function serverTimes(trigger: Trigger, from: string, to: string): Promise<string[]> {
+  const compiled = compileTrigger(trigger, 'UTC');
+  const scheduleId = t.uid('preview');
+  const handle = await t.client.schedule.create({
+    scheduleId,
+    spec: compiled.spec,
+    action: { type: 'startWorkflow', workflowType: PIPELINE_WORKFLOW_TYPE, taskQueue: t.taskQueue, args: [] },
+    state: { paused: true },
+  });
+  try {
+    const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+    const res = await t.connection.workflowService.listScheduleMatchingTimes({
+      namespace: t.namespace,
+      scheduleId,
+      startTime: { seconds: seconds(from) },
+      endTime: { seconds: seconds(to) },
+    });
+    return (res.startTime ?? []).map((ts) =>
+      new Date(Number(ts.seconds ?? 0) * 1000).toISOString().replace('.000Z', 'Z'),
+    );
+  } finally {
+    await handle.delete();
+  }
+}
+
+describe.concurrent('previewTrigger equals the server (ListScheduleMatchingTimes)', () => {
+  it('covers at least 30 specs across at least 6 time zones', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(30);
+    expect(new Set(CASES.map((k) => k.trigger.timezone ?? 'UTC')).size).toBeGreaterThanOrEqual(6);
+  });
+
+  it.each(CASES)('$name ($trigger.timezone)', async ({ trigger, from, to }) => {
+    const server = await serverTimes(trigger, from, to);
+    const local = previewTrigger(trigger, 1000, { from })
+      .fireTimes.map((f) => f.utc)
+      .filter((utc) => utc <= to);
+    expect(server.length).toBeGreaterThan(0);
+    expect(local).toEqual(server);
+  });
+});
