@@ -54,7 +54,7 @@ export function calendarMatches(cal: CalendarMatcher, sec: number): boolean {
 
 /** The first instant (Unix seconds) strictly after `after` that the calendar matches, or undefined. */
 // Mirrors the server's loop statement by statement so that the two can be compared line by line.
- 
+
 export function nextCalendarTime(cal: CalendarMatcher, after: number): number | undefined {
   const { clock, fields: f } = cal;
   let { y, mo, d, h, mi: m, s } = clock.wall(after);

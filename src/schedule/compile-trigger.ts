@@ -67,7 +67,13 @@ export function intervalMs(trigger: IntervalTrigger): number {
   if (trigger.every !== undefined && units.length > 0) {
     throw new InvalidTriggerError('every', `give either "every" or ${units.join('/')}, not both`);
   }
-  if (trigger.every !== undefined) return triggerDuration(trigger.every, 'every');
+  if (trigger.every !== undefined) {
+    const every = triggerDuration(trigger.every, 'every');
+    if (every < 1_000) {
+      throw new InvalidTriggerError('every', `an interval must be at least 1 second, got ${every} ms`);
+    }
+    return every;
+  }
   if (units.length === 0) {
     throw new InvalidTriggerError(
       'every',
@@ -184,7 +190,8 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
       const t = trigger as IntervalTrigger;
       const every = intervalMs(t);
       const offset = t.offset === undefined ? 0 : triggerDuration(t.offset, 'offset', true);
-      const everySec = wholeSeconds(every, t.every !== undefined ? 'every' : 'interval');
+      const unit = (Object.keys(UNIT_MS) as (keyof typeof UNIT_MS)[]).find((u) => t[u] !== undefined);
+      const everySec = wholeSeconds(every, t.every !== undefined || !unit ? 'every' : unit);
       const offsetSec = wholeSeconds(offset, 'offset');
       if (offset >= every) {
         throw new InvalidTriggerError(

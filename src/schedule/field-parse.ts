@@ -48,10 +48,22 @@ function rejectQuartz(part: string, rule: FieldRule, subject: string, fail: Fail
         '1-7 and day-of-week MON, e.g. "0 9 1-7 * MON" (Temporal matches both fields)',
     );
   }
-  if (/^(\d*L|LW|\d+W|W)$/i.test(part) || (/^\w+L$/i.test(part) && rule.field === 'dayOfWeek')) {
+  const quartz = `"${part}" in the ${subject} is Quartz syntax that Temporal does not support`;
+  if (/^\w+L$/i.test(part) && rule.field === 'dayOfWeek') {
     fail(
-      `"${part}" (last day / nearest weekday) in the ${subject} is Quartz syntax that Temporal does not support: ` +
-        'list the days instead (e.g. day-of-month "28-31" with a check in the job), or use one calendar per case',
+      `${quartz} ("last <weekday> of the month"): use one calendar per month length, e.g. dayOfMonth '25-31' ` +
+        "with dayOfWeek 'FRIDAY' for 31-day months (Temporal requires both fields to match)",
+    );
+  }
+  if (/^\d*L$/i.test(part)) {
+    fail(
+      `${quartz} ("last day of the month"): Temporal has no "last day"; write the days explicitly, ` +
+        'e.g. day-of-month "28-31" with a check in the job, or one calendar per month length',
+    );
+  }
+  if (/^(LW|\d*W)$/i.test(part)) {
+    fail(
+      `${quartz} ("nearest weekday"): write the days you mean, e.g. "0 9 15 * MON-FRI" for the 15th when it is a weekday`,
     );
   }
 }

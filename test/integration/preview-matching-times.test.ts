@@ -1,3 +1,4 @@
+import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileTrigger } from '../../src/schedule/compile-trigger';
 import { previewTrigger } from '../../src/schedule/preview';
@@ -288,16 +289,13 @@ async function serverTimes(trigger: Trigger, from: string, to: string): Promise<
     state: { paused: true },
   });
   try {
-    const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
     const res = await t.connection.workflowService.listScheduleMatchingTimes({
       namespace: t.namespace,
       scheduleId,
-      startTime: { seconds: seconds(from) },
-      endTime: { seconds: seconds(to) },
+      startTime: msToTs(Date.parse(from)),
+      endTime: msToTs(Date.parse(to)),
     });
-    return (res.startTime ?? []).map((ts) =>
-      new Date(Number(ts.seconds ?? 0) * 1000).toISOString().replace('.000Z', 'Z'),
-    );
+    return (res.startTime ?? []).map((ts) => new Date(tsToMs(ts)).toISOString().replace('.000Z', 'Z'));
   } finally {
     await handle.delete();
   }
