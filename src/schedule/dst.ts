@@ -20,7 +20,11 @@ export interface DstWarning {
    * `extra`: Temporal also runs the job at a time the trigger does not name (its repeated-hour handling).
    */
   kind: 'skipped' | 'shifted' | 'twice' | 'extra';
-  /** The local times concerned, `HH:mm` (or `HH:mm:ss`). */
+  /**
+   * The local times concerned, as ISO 8601 local date-times: with their offset when they exist
+   * (`2026-11-01T01:30:00-04:00`), without one when they do not (`2027-03-28T02:30:00`, skipped or shifted
+   * in a gap). For `twice`, both instants are listed.
+   */
   localTimes: string[];
   /** A sentence for humans. */
   message: string;
@@ -33,8 +37,8 @@ interface Transition {
 }
 
 const DAY = 86_400;
-/** Fire times examined around one repeated hour; a job firing every second gives 2 x 3600 at most here. */
-const MAX_FIRES_PER_CHANGE = 8_000;
+/** Fire times examined around one repeated hour; a job firing every second gives 4 x 3600 at most here. */
+const MAX_FIRES_PER_CHANGE = 20_000;
 
 /** Clock changes (offset changes) in `(from, to]`, to the second. */
 export function findTransitions(clock: ZoneClock, from: number, to: number): Transition[] {
@@ -64,6 +68,12 @@ const hm = (h: number, mi: number) => `${pad(h)}:${pad(mi)}`;
 function timeOf(w: Pick<WallTime, 'h' | 'mi' | 's'>, withSeconds: boolean): string {
   return withSeconds ? `${hm(w.h, w.mi)}:${pad(w.s)}` : hm(w.h, w.mi);
 }
+/** `2027-03-28T02:30:00`, plus the offset (in seconds) when given. */
+function localIso(w: WallTime, offset?: number): string {
+  const base = `${dateOf(w)}T${timeOf(w, true)}`;
+  return offset === undefined ? base : `${base}${offsetOf(offset).replace(' ', '')}`;
+}
+
 function offsetOf(sec: number): string {
   const a = Math.abs(sec);
   return `${sec < 0 ? '-' : '+'}${pad(Math.floor(a / 3600))}:${pad(Math.floor((a % 3600) / 60))}`;
@@ -118,7 +128,7 @@ function gapWarnings(fire: FireTimes, tr: Transition): DstWarning[] {
       ...base,
       date: dateOf(skipped[0]!),
       kind: 'skipped',
-      localTimes: times,
+      localTimes: skipped.map((w) => localIso(w)),
       message: `${dateOf(skipped[0]!)} ${listTimes(times)} ${clock.name} ${one ? 'does' : 'do'} not exist (${change}): Temporal skips ${one ? 'this run' : 'these runs'}`,
     });
   }
@@ -127,57 +137,88 @@ function gapWarnings(fire: FireTimes, tr: Transition): DstWarning[] {
       ...base,
       date: dateOf(w),
       kind: 'shifted',
-      localTimes: [timeOf(w, seconds)],
+      localTimes: [localIso(w)],
       message: `${dateOf(w)} ${timeOf(w, seconds)} ${clock.name} does not exist (${change}): Temporal runs it at ${timeOf(moved, seconds)} instead`,
     });
   }
   return out;
 }
 
+/** The wall time at an instant near a change, knowing the offsets on both sides (no zone lookups). */
+function wallNear(tr: Transition, sec: number): WallTime {
+  const t = new Date((sec + (sec < tr.at ? tr.before : tr.after)) * 1000);
+  return {
+    y: t.getUTCFullYear(),
+    mo: t.getUTCMonth() + 1,
+    d: t.getUTCDate(),
+    h: t.getUTCHours(),
+    mi: t.getUTCMinutes(),
+    s: t.getUTCSeconds(),
+    dow: t.getUTCDay(),
+  };
+}
+
 function repeatWarnings(fire: FireTimes, tr: Transition): DstWarning[] {
   const clock = fire.clock;
-  const length = tr.before - tr.after;
-  const fires: number[] = [];
-  let t: number | undefined = tr.at - length - 1;
-  while (fires.length < MAX_FIRES_PER_CHANGE) {
+  // The repeated stretch, plus an hour either side: Temporal's handling reaches that far.
+  const [from, to] = [tr.at - (tr.before - tr.after) - 3600, tr.at + (tr.before - tr.after) + 3600];
+  const fires = new Set<number>();
+  for (let t = fire.next(from - 1); t !== undefined && t < to && fires.size < MAX_FIRES_PER_CHANGE;) {
+    fires.add(t);
     t = fire.next(t);
-    if (t === undefined || t >= tr.at + length) break;
-    fires.push(t);
   }
-  const seconds = fires.some((f) => clock.wall(f).s !== 0);
-  const byLabel = new Map<string, number[]>();
-  const extra: number[] = [];
-  for (const f of fires) {
-    const label = timeOf(clock.wall(f), seconds);
-    byLabel.set(label, [...(byLabel.get(label) ?? []), f]);
-    if (!fire.named(f)) extra.push(f);
+  const named: number[] = [];
+  for (let sec = from; sec < to; sec++) {
+    const w = wallNear(tr, sec);
+    if (fire.namesWall(w.y, w.mo, w.d, w.h, w.mi, w.s, w.dow)) named.push(sec);
   }
-  const twice = [...byLabel.entries()].filter(([, at]) => at.length > 1);
+  const seconds = [...fires, ...named].some((f) => wallNear(tr, f).s !== 0);
+  const label = (sec: number) => timeOf(wallNear(tr, sec), seconds);
+  const firedLabels = new Map<string, number[]>();
+  for (const f of fires) firedLabels.set(label(f), [...(firedLabels.get(label(f)) ?? []), f]);
+  const twice = [...firedLabels.entries()].filter(([, at]) => at.length > 1);
+  const extra = [...fires].filter((f) => !fire.named(f));
+  // A named time that never fires, not even at its other copy in the repeated hour.
+  const missed = named.filter((sec) => !fires.has(sec) && !firedLabels.has(label(sec)));
+
   const date = dateOf(clock.wall(tr.at));
   const change = changeText(clock, tr.at);
   const base = { date, transition: new Date(tr.at * 1000).toISOString().replace('.000Z', 'Z') };
+  const at = (sec: number) => `${label(sec)} ${offsetOf(clock.offset(sec))}`;
+  const iso = (sec: number) => localIso(wallNear(tr, sec), clock.offset(sec));
   const out: DstWarning[] = [];
   if (twice.length > 0) {
-    const times = twice.map(([label]) => label);
-    const [label, at] = twice[0]!;
+    const times = twice.map(([l]) => l);
+    const [, first] = twice[0]!;
     out.push({
       ...base,
       kind: 'twice',
-      localTimes: times,
+      localTimes: twice.flatMap(([, secs]) => secs.map(iso)),
       message:
         `${date} ${listTimes(times)} ${clock.name} ${times.length === 1 ? 'happens' : 'happen'} twice (${change}): ` +
-        `Temporal runs the job both times (e.g. ${label} ${offsetOf(clock.offset(at[0]!))} and ${label} ${offsetOf(clock.offset(at[1]!))})`,
+        `Temporal runs the job both times (e.g. ${at(first[0]!)} and ${at(first[1]!)})`,
     });
   }
   if (extra.length > 0) {
-    const times = extra.map((f) => timeOf(clock.wall(f), seconds));
+    const times = extra.map(label);
     out.push({
       ...base,
       kind: 'extra',
-      localTimes: times,
+      localTimes: extra.map(iso),
       message:
         `${date} ${clock.name} (${change}): Temporal also runs the job at ${listTimes(times)} ${offsetOf(clock.offset(extra[0]!))}, ` +
         'which the trigger does not name: its repeated-hour handling runs the hour before the change again, one hour later',
+    });
+  }
+  if (missed.length > 0) {
+    const times = missed.map(at);
+    out.push({
+      ...base,
+      kind: 'skipped',
+      localTimes: missed.map(iso),
+      message:
+        `${date} ${clock.name} (${change}): Temporal skips the run${times.length === 1 ? '' : 's'} at ${listTimes(times)}` +
+        ': its repeated-hour handling jumps ahead',
     });
   }
   return out;

@@ -1,6 +1,8 @@
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DateTime } from 'luxon';
 import { compileTrigger } from '../../src/schedule/compile-trigger';
+import type { DstWarning } from '../../src/schedule/dst';
 import { previewTrigger } from '../../src/schedule/preview';
 import type { Trigger } from '../../src/schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
@@ -120,6 +122,18 @@ const CASES: Case[] = [
     { cron: '30 2 * * *', timezone: 'Europe/Paris' },
     '2026-10-23T00:00:00Z',
     '2026-10-27T00:00:00Z',
+  ),
+  c(
+    'Paris every 15 min, fall 2027',
+    { cron: '*/15 * * * *', timezone: 'Europe/Paris' },
+    '2027-10-30T22:50:00Z',
+    '2027-10-31T03:00:00Z',
+  ),
+  c(
+    'Paris every minute from inside the repeated hour',
+    { cron: '* * * * *', timezone: 'Europe/Paris' },
+    '2026-10-25T00:00:00Z',
+    '2026-10-25T02:05:00Z',
   ),
   c(
     'Paris half-hourly in the repeated hour',
@@ -272,6 +286,30 @@ const CASES: Case[] = [
   c('one-off', { runAt: '2027-06-01T12:34:56Z' }, '2027-01-01T00:00:00Z', '2028-01-01T00:00:00Z'),
 ];
 
+/*
+ * The DST warnings each case must get for clock changes inside its window, and why. Each warning is also
+ * checked against the server's times below: what it says runs twice or extra is in the server's list,
+ * what it says is skipped is not.
+ */
+const WARNINGS: Record<string, DstWarning['kind'][]> = {
+  'Paris 02:30 on spring day': ['skipped'], // 02:30 does not exist on 2027-03-28
+  'Paris hourly across the gap': ['skipped'], // neither does 02:00
+  'Paris 01:30 on fall day': ['extra'], // east of UTC, Temporal replays 01:30 at 02:30 CEST
+  'Paris 02:30 on fall day': [], // runs once, at the second 02:30 (CET)
+  'Paris every 15 min, fall 2027': ['skipped'], // jumps from 02:15 CET to 03:30 CET
+  'Paris every minute from inside the repeated hour': ['skipped'], // jumps from 02:01 CET to 03:02 CET
+  'New York 01:30 on fall day': ['twice'], // west of UTC, both 01:30s run
+  'New York 02:30 on spring day': ['skipped'],
+  'New York every 20 min 01-03h, fall': ['twice'],
+  'New York calendar on Sundays at 01:00 and 02:30': ['twice', 'skipped'],
+  'Lord Howe every 15 min at 02h, spring': ['shifted', 'shifted'], // a 30-minute gap keeps the hour: 02:15 runs at 02:45
+  'Lord Howe every 10 min at 01h, fall': ['extra', 'skipped'],
+  'Chatham 03:00, spring': ['skipped'],
+  'Chatham 03:15, fall': [], // runs once, at the second 03:15
+  'Santiago midnight, spring': ['skipped'], // midnight does not exist on 2026-09-06
+  'Santiago 23:30, fall': ['twice'],
+};
+
 let t: TestContext;
 
 beforeAll(async () => {
@@ -307,12 +345,30 @@ describe.concurrent('previewTrigger equals the server (ListScheduleMatchingTimes
     expect(new Set(CASES.map((k) => k.trigger.timezone ?? 'UTC')).size).toBeGreaterThanOrEqual(6);
   });
 
-  it.each(CASES)('$name ($trigger.timezone)', async ({ trigger, from, to }) => {
+  it.each(CASES)('$name ($trigger.timezone)', async ({ name, trigger, from, to }) => {
     const server = await serverTimes(trigger, from, to);
-    const local = previewTrigger(trigger, 1000, { from })
-      .fireTimes.map((f) => f.utc)
-      .filter((utc) => utc <= to);
+    const preview = previewTrigger(trigger, 1000, { from });
+    const local = preview.fireTimes.map((f) => f.utc).filter((utc) => utc <= to);
     expect(server.length).toBeGreaterThan(0);
     expect(local).toEqual(server);
+
+    const inWindow = preview.dstWarnings.filter((w) => w.transition > from && w.transition <= to);
+    expect(inWindow.map((w) => w.kind)).toEqual(WARNINGS[name] ?? []);
+    const fired = new Set(server);
+    const firedWalls = new Set(
+      server.map((utc) =>
+        DateTime.fromISO(utc, { zone: preview.timezone }).toFormat("yyyy-MM-dd'T'HH:mm:ss"),
+      ),
+    );
+    for (const w of inWindow) {
+      for (const time of w.localTimes) {
+        const hasOffset = /[+-]\d\d:\d\d$/.test(time);
+        const utc = hasOffset ? DateTime.fromISO(time).toUTC().toISO({ suppressMilliseconds: true })! : '';
+        if (hasOffset && (utc <= from || utc > to)) continue;
+        if (w.kind === 'twice' || w.kind === 'extra') expect(fired, `${w.message}: ${time}`).toContain(utc);
+        else if (hasOffset) expect(fired.has(utc), `${w.message}: ${time}`).toBe(false);
+        else expect(firedWalls.has(time), `${w.message}: ${time}`).toBe(false);
+      }
+    }
   });
 });
