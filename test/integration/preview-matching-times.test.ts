@@ -1,6 +1,7 @@
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
+import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { compileTrigger } from '../../src/schedule/compile-trigger';
 import type { DstWarning } from '../../src/schedule/dst';
 import { previewTrigger } from '../../src/schedule/preview';
@@ -134,6 +135,18 @@ const CASES: Case[] = [
     { cron: '* * * * *', timezone: 'Europe/Paris' },
     '2026-10-25T00:00:00Z',
     '2026-10-25T02:05:00Z',
+  ),
+  c(
+    'Paris hourly, fall',
+    { cron: '0 * * * *', timezone: 'Europe/Paris' },
+    '2026-10-24T22:30:00Z',
+    '2026-10-25T04:00:00Z',
+  ),
+  c(
+    'New York hourly, fall',
+    { cron: '0 * * * *', timezone: 'America/New_York' },
+    '2026-11-01T03:30:00Z',
+    '2026-11-01T09:00:00Z',
   ),
   c(
     'Paris half-hourly in the repeated hour',
@@ -298,7 +311,8 @@ const WARNINGS: Record<string, DstWarning['kind'][]> = {
   'Paris 02:30 on fall day': [], // runs once, at the second 02:30 (CET)
   'Paris every 15 min, fall 2027': ['skipped'], // jumps from 02:15 CET to 03:30 CET
   'Paris every minute from inside the repeated hour': ['skipped'], // jumps from 02:01 CET to 03:02 CET
-  'New York 01:30 on fall day': ['twice'], // west of UTC, both 01:30s run
+  'New York 01:30 on fall day': ['twice'],
+  'New York hourly, fall': ['twice'], // west of UTC, both 01:30s run
   'New York 02:30 on spring day': ['skipped'],
   'New York every 20 min 01-03h, fall': ['twice'],
   'New York calendar on Sundays at 01:00 and 02:30': ['twice', 'skipped'],
@@ -370,5 +384,28 @@ describe.concurrent('previewTrigger equals the server (ListScheduleMatchingTimes
         else expect(firedWalls.has(time), `${w.message}: ${time}`).toBe(false);
       }
     }
+  });
+});
+
+describe('PipelineScheduler.preview', () => {
+  it("uses the scheduler's time zone for a trigger that names none, and equals the server", async () => {
+    const scheduler = new PipelineScheduler(t.client, { taskQueue: t.taskQueue, timezone: 'Europe/Paris' });
+    const from = '2027-03-26T00:00:00Z';
+    const preview = scheduler.preview({ cron: '30 2 * * *' }, 3, { from });
+    expect(preview.timezone).toBe('Europe/Paris');
+    expect(preview.fireTimes.map((f) => f.local)).toEqual([
+      '2027-03-26T02:30:00+01:00',
+      '2027-03-27T02:30:00+01:00',
+      '2027-03-29T02:30:00+02:00',
+    ]);
+    const server = await serverTimes(
+      { cron: '30 2 * * *', timezone: 'Europe/Paris' },
+      from,
+      '2027-03-29T12:00:00Z',
+    );
+    expect(preview.fireTimes.map((f) => f.utc)).toEqual(server);
+    expect(preview.dstWarnings[0]?.message).toBe(
+      '2027-03-28 02:30 Europe/Paris does not exist (clocks go 02:00 -> 03:00): Temporal skips this run',
+    );
   });
 });
