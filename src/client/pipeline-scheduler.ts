@@ -20,6 +20,7 @@ import { translateScheduleError } from './errors';
 import { JOB_MEMO_KEY, type JobMemo } from './job-memo';
 import { checkKnownSteps, runStartOptions, stepNames } from './run-start';
 import { InvalidTriggerError } from '../schedule/errors';
+import { previewTrigger, type TriggerPreview } from '../schedule/preview';
 
 export interface PipelineSchedulerOptions {
   /** Task queue the workers poll. */
@@ -205,5 +206,16 @@ export class PipelineScheduler {
       await this.client.schedule.getHandle(jobId).update(() => update satisfies ScheduleUpdateOptions);
     }
     return jobId;
+  }
+
+  /**
+   * The next `n` fire times of a trigger after `from` (default now), in the trigger's time zone (else the
+   * scheduler's) and in UTC, computed locally exactly as the Temporal server will, plus a warning for every
+   * date in the next 12 months where DST makes the job skip a run or run twice. Nothing is created.
+   *
+   * @throws InvalidTriggerError for an invalid trigger, `n` or `from`.
+   */
+  preview(trigger: Trigger, n: number, opts: { from?: Date | string } = {}): TriggerPreview {
+    return previewTrigger(trigger, n, { ...opts, defaultTimezone: this.timezone });
   }
 }
