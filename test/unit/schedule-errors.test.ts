@@ -311,6 +311,14 @@ const CASES: BadCase[] = [
       'timezone "CET+1" is not an IANA time zone name: write e.g. "UTC", "Europe/Paris", "America/New_York"',
   },
   {
+    name: 'time zone in the wrong case (the server is case-sensitive)',
+    run: trigger({ cron: '0 2 * * *', timezone: 'europe/paris' }),
+    error: T,
+    field: 'timezone',
+    message:
+      'timezone "europe/paris" is spelt with the wrong case: the Temporal server only knows "Europe/Paris"',
+  },
+  {
     name: 'two triggers at once',
     run: trigger({ cron: '0 2 * * *', every: '1h' }),
     error: T,
