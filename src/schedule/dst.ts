@@ -138,7 +138,11 @@ function gapWarnings(fire: FireTimes, tr: Transition): DstWarning[] {
       date: dateOf(w),
       kind: 'shifted',
       localTimes: [localIso(w)],
-      message: `${dateOf(w)} ${timeOf(w, seconds)} ${clock.name} does not exist (${change}): Temporal runs it at ${timeOf(moved, seconds)} instead`,
+      message:
+        `${dateOf(w)} ${timeOf(w, seconds)} ${clock.name} does not exist (${change}): Temporal runs it at ${timeOf(moved, seconds)} instead` +
+        (fire.named(clock.date(w.y, w.mo, w.d, w.h, w.mi, w.s))
+          ? `, merged with the ${timeOf(moved, seconds)} run (one run)`
+          : ''),
     });
   }
   return out;

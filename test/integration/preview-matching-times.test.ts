@@ -206,6 +206,12 @@ const CASES: Case[] = [
   ),
   // Asia/Kolkata: +05:30, no DST
   c(
+    'a zone link (Asia/Calcutta)',
+    { cron: '0 9 * * *', timezone: 'Asia/Calcutta' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-03T00:00:00Z',
+  ),
+  c(
     'Kolkata weekdays 09:00',
     { cron: '0 9 * * MON-FRI', timezone: 'Asia/Kolkata' },
     '2027-01-01T00:00:00Z',
