@@ -1,4 +1,5 @@
 import { MAX_YEAR, type CalendarFieldName, type FieldRange, type StructuredCalendar } from './cron-fields';
+import { rangeValues } from './field-parse';
 import { daysInMonth, ZoneClock } from './zone-clock';
 
 /*
@@ -22,10 +23,7 @@ export interface CalendarMatcher {
 
 function matcher(ranges: readonly FieldRange[], name: CalendarFieldName): Matcher {
   if (name === 'year' && ranges.length === 0) return () => true;
-  const values = new Set<number>();
-  for (const r of ranges) {
-    for (let v = r.start; v <= Math.max(r.start, r.end); v += Math.max(1, r.step)) values.add(v);
-  }
+  const values = new Set(rangeValues(ranges));
   return (v) => values.has(v);
 }
 

@@ -3,14 +3,18 @@ import {
   DAY_NAMES,
   FIELD_DEFAULTS,
   FIELD_RULES,
+  MAX_YEAR,
+  MIN_YEAR,
   MONTH_NAMES,
+  monthAbbrev,
   SEVEN_FIELDS,
   type CalendarFieldName,
   type FieldRange,
   type StructuredCalendar,
 } from './cron-fields';
 import { InvalidTriggerError } from './errors';
-import { parseField } from './field-parse';
+import { parseField, rangeValues } from './field-parse';
+import { daysInMonth } from './zone-clock';
 import type { CalendarFields, CalendarValue } from './trigger-types';
 
 /*
@@ -87,6 +91,24 @@ function toSdkRanges(
 }
 
 /**
+ * Refuses a calendar whose days never exist (February 30, April 31, February 29 in listed non-leap
+ * years): Temporal accepts it and silently never runs the job.
+ *
+ * @returns a sentence saying why, or undefined when some day exists.
+ */
+export function neverMatches(calendar: StructuredCalendar): string | undefined {
+  const years = calendar.year.length === 0 ? [2000] : rangeValues(calendar.year); // 2000 is a leap year
+  const months = rangeValues(calendar.month);
+  const days = rangeValues(calendar.dayOfMonth);
+  const exists = years.some((y) => months.some((m) => days.some((d) => d <= daysInMonth(m, y))));
+  if (exists || years.some((y) => y < MIN_YEAR || y > MAX_YEAR)) return undefined;
+  const monthList = months.map(monthAbbrev).join(', ');
+  return `${monthList} ${months.length === 1 ? 'has' : 'have'} no day ${days.join(', ')}${
+    calendar.year.length > 0 ? ` in ${years.join(', ')}` : ''
+  }, so Temporal would never run the job`;
+}
+
+/**
  * Checks one calendar and compiles it.
  *
  * @param where how messages name it, e.g. `calendar` or `calendar[1]`.
@@ -124,6 +146,8 @@ export function compileCalendar(fields: CalendarFields, where = 'calendar'): Com
     if (value !== undefined) spec[name] = toSdkRanges(name, ranges);
   }
   if (fields.comment !== undefined) spec.comment = fields.comment;
+  const never = neverMatches(calendar);
+  if (never) fail(`${where}.dayOfMonth`, `${where}.dayOfMonth names no day that exists: ${never}`);
   return { spec: spec, calendar };
 }
 

@@ -40,6 +40,14 @@ export function validateTimezone(tz: string, field = 'timezone'): string {
       `${field} ${JSON.stringify(tz)} is not an IANA time zone name: write e.g. "UTC", "Europe/Paris", "America/New_York"`,
     );
   }
+  // Intl (and so luxon) ignores case, the Temporal server does not: "europe/paris" is unknown there.
+  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+  if (canonical !== tz && canonical.toLowerCase() === tz.toLowerCase()) {
+    throw new InvalidTriggerError(
+      field,
+      `${field} ${JSON.stringify(tz)} is spelt with the wrong case: the Temporal server only knows ${JSON.stringify(canonical)}`,
+    );
+  }
   return tz;
 }
 

@@ -123,3 +123,8 @@ export interface FieldRange {
  * Day-of-week uses 0-6 (Sunday 0), as the server stores it.
  */
 export type StructuredCalendar = Readonly<Record<CalendarFieldName, readonly FieldRange[]>>;
+
+/** Month names for messages, e.g. "FEB". */
+export function monthAbbrev(month: number): string {
+  return MONTH_NAMES[month - 1]!.slice(0, 3);
+}

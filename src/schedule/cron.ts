@@ -9,6 +9,7 @@ import {
 } from './cron-fields';
 import { InvalidTriggerError } from './errors';
 import { parseField } from './field-parse';
+import { neverMatches } from './calendar';
 
 /*
  * Cron strings in Temporal's dialect (the server's parseCronString): 5 fields "minute hour day-of-month month
@@ -97,6 +98,8 @@ export function parseCron(input: string): ParsedCron {
       return [name, parseField(raw[name], rule, `${rule.label} field`, fail)];
     }),
   ) as unknown as StructuredCalendar;
+  const never = neverMatches(calendar);
+  if (never) fail(`no such day: ${never}`);
   return { source, calendar };
 }
 

@@ -1,5 +1,5 @@
 import type { FireTimes } from './fire-times';
-import type { WallTime, ZoneClock } from './zone-clock';
+import { wallOf, type WallTime, type ZoneClock } from './zone-clock';
 
 /*
  * DST warnings: for each clock change in a window, which runs of a trigger Temporal skips, shifts, runs
@@ -102,16 +102,7 @@ function gapWarnings(fire: FireTimes, tr: Transition): DstWarning[] {
   const skipped: WallTime[] = [];
   const shifted: [WallTime, WallTime][] = [];
   for (let i = 0; i < length; i++) {
-    const t = new Date((startWall + i) * 1000);
-    const w: WallTime = {
-      y: t.getUTCFullYear(),
-      mo: t.getUTCMonth() + 1,
-      d: t.getUTCDate(),
-      h: t.getUTCHours(),
-      mi: t.getUTCMinutes(),
-      s: t.getUTCSeconds(),
-      dow: t.getUTCDay(),
-    };
+    const w = wallOf(startWall + i);
     if (!fire.namesWall(w.y, w.mo, w.d, w.h, w.mi, w.s, w.dow)) continue;
     const moved = clock.wall(clock.date(w.y, w.mo, w.d, w.h, w.mi, w.s));
     if (moved.h !== w.h) skipped.push(w);
@@ -138,7 +129,11 @@ function gapWarnings(fire: FireTimes, tr: Transition): DstWarning[] {
       date: dateOf(w),
       kind: 'shifted',
       localTimes: [localIso(w)],
-      message: `${dateOf(w)} ${timeOf(w, seconds)} ${clock.name} does not exist (${change}): Temporal runs it at ${timeOf(moved, seconds)} instead`,
+      message:
+        `${dateOf(w)} ${timeOf(w, seconds)} ${clock.name} does not exist (${change}): Temporal runs it at ${timeOf(moved, seconds)} instead` +
+        (fire.named(clock.date(w.y, w.mo, w.d, w.h, w.mi, w.s))
+          ? `, merged with the ${timeOf(moved, seconds)} run (one run)`
+          : ''),
     });
   }
   return out;
@@ -146,16 +141,7 @@ function gapWarnings(fire: FireTimes, tr: Transition): DstWarning[] {
 
 /** The wall time at an instant near a change, knowing the offsets on both sides (no zone lookups). */
 function wallNear(tr: Transition, sec: number): WallTime {
-  const t = new Date((sec + (sec < tr.at ? tr.before : tr.after)) * 1000);
-  return {
-    y: t.getUTCFullYear(),
-    mo: t.getUTCMonth() + 1,
-    d: t.getUTCDate(),
-    h: t.getUTCHours(),
-    mi: t.getUTCMinutes(),
-    s: t.getUTCSeconds(),
-    dow: t.getUTCDay(),
-  };
+  return wallOf(sec + (sec < tr.at ? tr.before : tr.after));
 }
 
 function repeatWarnings(fire: FireTimes, tr: Transition): DstWarning[] {

@@ -34,16 +34,7 @@ export class ZoneClock {
 
   /** The wall time at an instant (Unix seconds). */
   wall(sec: number): WallTime {
-    const t = new Date((sec + this.offset(sec)) * 1000);
-    return {
-      y: t.getUTCFullYear(),
-      mo: t.getUTCMonth() + 1,
-      d: t.getUTCDate(),
-      h: t.getUTCHours(),
-      mi: t.getUTCMinutes(),
-      s: t.getUTCSeconds(),
-      dow: t.getUTCDay(),
-    };
+    return wallOf(sec + this.offset(sec));
   }
 
   /** Go's `time.Date(y, mo, d, h, mi, s, 0, zone).Unix()`: out-of-range fields carry over, as in Go. */
@@ -52,6 +43,20 @@ export class ZoneClock {
     const guess = asUtc - this.offset(asUtc);
     return asUtc - this.offset(guess);
   }
+}
+
+/** The wall time whose fields, read as UTC, give these seconds (local seconds since the epoch). */
+export function wallOf(localSec: number): WallTime {
+  const t = new Date(localSec * 1000);
+  return {
+    y: t.getUTCFullYear(),
+    mo: t.getUTCMonth() + 1,
+    d: t.getUTCDate(),
+    h: t.getUTCHours(),
+    mi: t.getUTCMinutes(),
+    s: t.getUTCSeconds(),
+    dow: t.getUTCDay(),
+  };
 }
 
 /** Days in a month of a year (Gregorian). */

@@ -188,7 +188,31 @@ const CASES: BadCase[] = [
     message:
       'invalid cron "-5 * * * *": minute field item "-5" is not a value or a range "low-high" (negative numbers are not allowed)',
   },
+  {
+    name: 'a day that never exists (Temporal would accept it and never run)',
+    run: cron('0 0 30,31 2 *'),
+    error: T,
+    field: 'cron',
+    message:
+      'invalid cron "0 0 30,31 2 *": no such day: FEB has no day 30, 31, so Temporal would never run the job',
+  },
+  {
+    name: 'February 29 in a year that is not leap',
+    run: cron('0 0 0 29 FEB * 2027'),
+    error: T,
+    field: 'cron',
+    message:
+      'invalid cron "0 0 0 29 FEB * 2027": no such day: FEB has no day 29 in 2027, so Temporal would never run the job',
+  },
   // calendar
+  {
+    name: 'calendar day that never exists',
+    run: trigger({ calendar: { month: ['APRIL', 'JUNE'], dayOfMonth: 31 } }),
+    error: T,
+    field: 'calendar.dayOfMonth',
+    message:
+      'calendar.dayOfMonth names no day that exists: APR, JUN have no day 31, so Temporal would never run the job',
+  },
   {
     name: "calendar with APScheduler's field name",
     run: trigger({ calendar: { day_of_week: 'MON' } }),
@@ -309,6 +333,14 @@ const CASES: BadCase[] = [
     field: 'timezone',
     message:
       'timezone "CET+1" is not an IANA time zone name: write e.g. "UTC", "Europe/Paris", "America/New_York"',
+  },
+  {
+    name: 'time zone in the wrong case (the server is case-sensitive)',
+    run: trigger({ cron: '0 2 * * *', timezone: 'europe/paris' }),
+    error: T,
+    field: 'timezone',
+    message:
+      'timezone "europe/paris" is spelt with the wrong case: the Temporal server only knows "Europe/Paris"',
   },
   {
     name: 'two triggers at once',
