@@ -52,6 +52,7 @@ export const DEFAULT_MAP_CONCURRENCY = 10;
 export class Pipeline<Name extends string = string> {
   private readonly nodes: NodeSpec[] = [];
   private failureHook: string | undefined;
+  private compiled: PipelineSpec | undefined;
 
   /** @internal use {@link pipeline} */
   constructor(
@@ -63,6 +64,7 @@ export class Pipeline<Name extends string = string> {
   /** Appends a step: it receives the previous step's result (the first step receives the run's args). */
   step(name: Name, options: StepOptions<Name> = {}): this {
     this.nodes.push(this.compileChecked(name, options, `steps[${this.nodes.length}]`));
+    this.compiled = undefined;
     return this;
   }
 
@@ -95,6 +97,7 @@ export class Pipeline<Name extends string = string> {
       });
     });
     this.nodes.push({ kind: 'parallel', id: options.id ?? `parallel-${index}`, branches: compiled });
+    this.compiled = undefined;
     return this;
   }
 
@@ -113,6 +116,7 @@ export class Pipeline<Name extends string = string> {
     }
     const step = this.compileChecked(name, stepOptions, at);
     this.nodes.push({ ...step, kind: 'map', concurrency });
+    this.compiled = undefined;
     return this;
   }
 
@@ -120,6 +124,7 @@ export class Pipeline<Name extends string = string> {
   onFailure(name: Name): this {
     this.checkKnown(name);
     this.failureHook = name;
+    this.compiled = undefined;
     return this;
   }
 
@@ -129,13 +134,17 @@ export class Pipeline<Name extends string = string> {
    * @throws PipelineSpecError when the pipeline is invalid (no steps, duplicate step ids, ...).
    */
   get spec(): PipelineSpec {
-    return parsePipelineSpec({
-      version: PIPELINE_SPEC_VERSION,
-      name: this.name,
-      ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
-      steps: this.nodes,
-      ...(this.failureHook !== undefined ? { onFailure: this.failureHook } : {}),
-    });
+    // Compiled once per shape: a pipeline run thousands of times is validated once, not per run.
+    this.compiled ??= deepFreeze(
+      parsePipelineSpec({
+        version: PIPELINE_SPEC_VERSION,
+        name: this.name,
+        ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
+        steps: this.nodes,
+        ...(this.failureHook !== undefined ? { onFailure: this.failureHook } : {}),
+      }),
+    );
+    return this.compiled;
   }
 
   private compileChecked(name: string, options: StepOptions, at: string): StepSpec {
@@ -191,5 +200,20 @@ export type PipelineLike = Pipeline<string> | PipelineSpec;
 
 /** The validated spec of a builder or of a spec object. */
 export function toPipelineSpec(p: PipelineLike): PipelineSpec {
-  return p instanceof Pipeline ? p.spec : parsePipelineSpec(p);
+  if (p instanceof Pipeline) return p.spec;
+  // A spec we compiled and froze ourselves cannot have changed since it was validated.
+  return frozenSpecs.has(p) ? p : parsePipelineSpec(p);
+}
+
+const frozenSpecs = new WeakSet<object>();
+
+function deepFreeze(spec: PipelineSpec): PipelineSpec {
+  const freeze = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+    Object.values(value).forEach(freeze);
+    Object.freeze(value);
+  };
+  freeze(spec);
+  frozenSpecs.add(spec);
+  return spec;
 }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { PipelineSpecError } from './errors';
 
-/**
+import { PIPELINE_SPEC_VERSION } from './version';
+
+/*
  * The serialisable form of a pipeline. It travels inside each run's input, so its shape is persisted in
  * workflow histories: add optional fields or new node kinds, never rename or remove one, and bump
- * `version` for a change that old interpreters could not read.
+ * PIPELINE_SPEC_VERSION (version.ts) for a change that old interpreters could not read.
  */
-export const PIPELINE_SPEC_VERSION = 1;
+export { PIPELINE_SPEC_VERSION };
 
 const positiveMs = z
   .number()

@@ -9,7 +9,8 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import { PIPELINE_SPEC_VERSION, type PipelineSpec } from '../pipeline/spec';
+import type { PipelineSpec } from '../pipeline/spec';
+import { PIPELINE_SPEC_VERSION } from '../pipeline/version';
 import { ProgressTracker } from './progress';
 import { runNode, StepFailed } from './run-nodes';
 import {

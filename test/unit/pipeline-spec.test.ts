@@ -72,6 +72,17 @@ describe('pipeline builder', () => {
     expect(activitiesOf(spec)).toEqual(['extract', 'unload', 'transform', 'load', 'notify']);
   });
 
+  it('compiles the spec once, freezes it, and recompiles after a change', () => {
+    const p = pipeline('p', { steps }).step('extract');
+    const first = p.spec;
+    expect(p.spec).toBe(first);
+    expect(Object.isFrozen(first.steps[0])).toBe(true);
+    p.step('load');
+    expect(p.spec).not.toBe(first);
+    expect(p.spec.steps.map((s) => s.id)).toEqual(['extract', 'load']);
+    expect(first.steps.map((s) => s.id)).toEqual(['extract']);
+  });
+
   it('rejects a step name the worker does not have, at compile time and at run time', () => {
     // @ts-expect-error 'extrakt' is not one of the worker's steps
     expect(() => pipeline('p', { steps }).step('extrakt')).toThrow(UnknownStepError);
