@@ -15,6 +15,7 @@ const positiveMs = z
   .int('must be whole milliseconds')
   .positive('must be greater than zero (a duration such as 500 or "30s")');
 
+/** Retry policy of a step, durations in milliseconds. */
 export const retrySpecSchema = z
   .object({
     maximumAttempts: z.number().int().min(0, 'must be 0 (unlimited) or more').optional(),
@@ -90,6 +91,7 @@ export const nodeSpecSchema = z.discriminatedUnion('kind', [
 ]);
 export type NodeSpec = z.infer<typeof nodeSpecSchema>;
 
+/** A whole pipeline: what `pipelineWorkflow` receives in its input. Step ids are unique throughout. */
 export const pipelineSpecSchema = z
   .object({
     version: z.literal(PIPELINE_SPEC_VERSION),

@@ -27,6 +27,7 @@ export class StepFailed extends Error {
   }
 }
 
+/** What every node of one run shares: its saga and its progress. */
 export interface RunContext {
   saga: Saga;
   progress: ProgressTracker;

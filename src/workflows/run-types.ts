@@ -71,6 +71,7 @@ export interface CompensationOutcome {
   attempts?: number;
 }
 
+/** A finished step and how long it took (workflow time). */
 export interface StepRecord {
   id: string;
   durationMs: number;
@@ -86,6 +87,7 @@ export interface PipelineRunResult {
   steps: StepRecord[];
 }
 
+/** What the `progress` query returns. */
 export interface PipelineProgress {
   pipeline: string;
   status: 'running' | 'compensating' | 'completed' | 'failed' | 'cancelled' | 'skipped';

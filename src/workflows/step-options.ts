@@ -10,6 +10,7 @@ import { ATTEMPT_MARKER_TYPE } from './run-types';
 /** Default attempt timeout of a step that sets none: long enough for real work, short enough to notice a hang. */
 export const DEFAULT_START_TO_CLOSE_MS = 10 * 60_000;
 
+/** A step's {@link RetrySpec} as the SDK's `RetryPolicy`; undefined leaves Temporal's defaults. */
 export function toRetryPolicy(retry: RetrySpec | undefined): RetryPolicy | undefined {
   if (!retry) return undefined;
   return {

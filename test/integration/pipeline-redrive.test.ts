@@ -22,6 +22,10 @@ const steps = {
     }
     return `charged ${order.amount} for ${order.id}`;
   },
+  async audit(order: { id: string }) {
+    calls.push(`audit:${order.id}`);
+    return `audited ${order.id}`;
+  },
   async receipt(text: string) {
     calls.push(`receipt:${text}`);
     return `receipt: ${text}`;
@@ -95,6 +99,19 @@ describe('dead letters and redrive', () => {
     const handle = await client.redrive(workflowId, { fromStep: 'fetch', workflowId: t.uid('again') });
     expect((await handle.result()).output).toBe('receipt: charged 10 for order-7');
     expect(calls.slice(2)).toEqual(['fetch:order-7', 'charge:order-7', 'receipt:charged 10 for order-7']);
+  });
+
+  it('redrives a failed parallel group as a whole, from the group’s recorded input', async () => {
+    const fanOut = pipeline('checkout-fan', { steps })
+      .step('fetch')
+      .parallel(['charge', 'audit'], { id: 'pay' });
+    const workflowId = t.uid('fan');
+    await expect(client.run(fanOut, ['order-9'], { workflowId })).rejects.toBeInstanceOf(WorkflowFailedError);
+    broken = false;
+    const handle = await client.redrive(workflowId);
+    expect((await handle.result()).output).toEqual(['charged 10 for order-9', 'audited order-9']);
+    expect(calls.filter((c) => c.startsWith('fetch'))).toEqual(['fetch:order-9']);
+    expect(calls.filter((c) => c.startsWith('audit'))).toEqual(['audit:order-9', 'audit:order-9']);
   });
 
   it('refuses to redrive from a step that never started, or a run that did not fail', async () => {

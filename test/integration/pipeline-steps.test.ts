@@ -217,6 +217,22 @@ describe('parallel groups and map', () => {
   });
 });
 
+describe('map input', () => {
+  it('fails the run, without retrying, when a map receives something other than an array', async () => {
+    const p = pipeline('map-not-array', { steps }).step('inc').map('slowDouble', { id: 'each' });
+    const failure = await pipelineFailure(client.run(p, [1], { workflowId: t.uid('map-not-array') }));
+    expect(failure.message).toBe(
+      'pipeline "map-not-array" failed at step "each": map step "each" needs an array as input, got number',
+    );
+    expect(failure.details![0]).toMatchObject({
+      failedStep: 'each',
+      attempts: 0,
+      input: [2],
+      errorType: 'PipelineMapInputNotArray',
+    });
+  });
+});
+
 describe('progress query', () => {
   it('reports the current step while it is blocked, then the completed run', async () => {
     const p = pipeline('progress', { steps }).step('inc').step('block');
