@@ -22,7 +22,8 @@ export const attemptInterceptor: ActivityInterceptorsFactory = (ctx) => ({
   },
 });
 
-function withAttempt(err: unknown, attempt: number): unknown {
+/** @internal exported for tests: the failure as it leaves the worker, with the attempt marker. */
+export function withAttempt(err: unknown, attempt: number): unknown {
   if (!(err instanceof Error)) return err;
   if (err instanceof TemporalFailure && !(err instanceof ApplicationFailure)) return err;
   const marker = ApplicationFailure.create({

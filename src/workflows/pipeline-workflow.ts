@@ -58,6 +58,8 @@ export async function pipelineWorkflow(input: PipelineRunInput): Promise<Pipelin
     });
   };
 
+  // Shape kept flat on purpose: parse input -> run body -> finish, so that guards (e.g. the scheduler's
+  // misfire / per-job semaphore) can wrap the body with a few lines before `try` and in a `finally`.
   try {
     const output = await runBody(input, progress);
     progress.end('completed');
