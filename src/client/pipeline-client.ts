@@ -7,6 +7,13 @@ import {
   type PipelineRunResult,
 } from '../workflows/run-types';
 import { checkKnownSteps, runStartOptions, stepNames } from './run-start';
+import {
+  listDeadLetters,
+  readFailedRun,
+  RedriveError,
+  type DeadLetter,
+  type ListDeadLettersOptions,
+} from './dead-letters';
 
 type PipelineWorkflowFn = (input: PipelineRunInput) => Promise<PipelineRunResult>;
 
@@ -22,6 +29,17 @@ export interface PipelineClientOptions {
 
 export interface StartPipelineOptions {
   /** @default `<pipeline name>-<uuid>` */
+  workflowId?: string;
+}
+
+/** Options of {@link PipelineClient.redrive}. */
+export interface RedriveOptions {
+  /**
+   * Top-level step (or parallel group / map id) to start from; it must have started in the failed run,
+   * whose recorded input it receives. @default the step that failed (its group or map, if inside one)
+   */
+  fromStep?: string;
+  /** Id of the new run. @default `<failed workflowId>-redrive-<8 hex>` */
   workflowId?: string;
 }
 
@@ -63,5 +81,42 @@ export class PipelineClient {
     const handle = await this.start(p, args, opts);
     const result = await handle.result();
     return result.output;
+  }
+
+  /**
+   * Starts a new run of a failed run's pipeline (the spec it ran, not today's code) from the failed step,
+   * or from `fromStep`, with the input recorded for that step. Steps before it are not run again, and
+   * their compensations are not known to the new run.
+   *
+   * @throws RedriveError when the run did not fail with `PipelineFailed` or `fromStep` did not start in it.
+   */
+  async redrive(workflowId: string, opts: RedriveOptions = {}): Promise<PipelineRunHandle> {
+    const failed = await readFailedRun(this.client, workflowId);
+    const fromStep = opts.fromStep ?? failed.details.failedNode!;
+    const args = failed.details.nodeInputs?.[fromStep];
+    if (args === undefined) {
+      const started = Object.keys(failed.details.nodeInputs ?? {});
+      throw new RedriveError(
+        workflowId,
+        `step "${fromStep}" did not start in that run; redrive from one of ${started.map((s) => `"${s}"`).join(', ')}`,
+      );
+    }
+    const { spec } = failed.input;
+    const start = runStartOptions(spec, args);
+    const input: PipelineRunInput = {
+      ...start.args[0],
+      redrive: { fromStep, workflowId, runId: failed.runId },
+    };
+    return this.client.workflow.start<PipelineWorkflowFn>(PIPELINE_WORKFLOW_TYPE, {
+      ...start,
+      taskQueue: this.options.taskQueue,
+      workflowId: opts.workflowId ?? `${workflowId}-redrive-${randomUUID().slice(0, 8)}`,
+      args: [input],
+    });
+  }
+
+  /** Pipeline runs that failed for good, newest first (eventually consistent: see {@link listDeadLetters}). */
+  async listDeadLetters(opts: ListDeadLettersOptions = {}): Promise<DeadLetter[]> {
+    return listDeadLetters(this.client, opts);
   }
 }

@@ -1,19 +1,8 @@
 import { TypedSearchAttributes } from '@temporalio/common';
-import type { PipelineSpec } from '../pipeline/spec';
+import { activitiesOf, type PipelineSpec } from '../pipeline/spec';
 import { PIPELINE_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
 import type { PipelineRunInput, RunJobContext } from '../workflows/run-types';
 import { UnknownStepError } from '../pipeline/errors';
-
-/** Activity names a spec needs on the worker: steps, compensations and the failure hook. */
-export function activitiesOf(spec: PipelineSpec): string[] {
-  const names = new Set<string>();
-  for (const step of spec.steps) {
-    names.add(step.activity);
-    if (step.compensate) names.add(step.compensate);
-  }
-  if (spec.onFailure) names.add(spec.onFailure);
-  return [...names];
-}
 
 /**
  * Checks that every activity of a spec is among the worker's steps, when the caller told us which they are.
@@ -27,13 +16,19 @@ export function checkKnownSteps(spec: PipelineSpec, knownSteps: readonly string[
   }
 }
 
+/**
+ * Extra time Temporal's execution timeout leaves after a pipeline's own `timeout`: the workflow's timer
+ * fires first, so a timed-out run still runs its compensations and failure hook before the backstop.
+ */
+export const TIMEOUT_GRACE_MS = 5 * 60_000;
+
 /** The parts of a workflow start (direct or from a schedule) that every pipeline run shares. */
 export function runStartOptions(spec: PipelineSpec, args: unknown[], job?: RunJobContext) {
   const input: PipelineRunInput = { spec, args, ...(job ? { job } : {}) };
   return {
     args: [input] as [PipelineRunInput],
     typedSearchAttributes: new TypedSearchAttributes([{ key: PIPELINE_SEARCH_ATTRIBUTE, value: spec.name }]),
-    ...(spec.timeoutMs !== undefined ? { workflowExecutionTimeout: spec.timeoutMs } : {}),
+    ...(spec.timeoutMs !== undefined ? { workflowExecutionTimeout: spec.timeoutMs + TIMEOUT_GRACE_MS } : {}),
   };
 }
 

@@ -1,44 +1,14 @@
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from './duration';
 import { PipelineSpecError, UnknownStepError } from './errors';
+import { checkKeys, compileStep, type StepOptions } from './compile-step';
 import {
   PIPELINE_SPEC_VERSION,
   parsePipelineSpec,
+  type NodeSpec,
   type PipelineSpec,
-  type RetrySpec,
   type StepSpec,
 } from './spec';
-
-/** Retry policy of a step, in Temporal's terms. Durations are milliseconds or strings such as `'2s'`. */
-export interface RetryOptions {
-  /** @default unlimited (Temporal's default); `1` means no retry. */
-  maximumAttempts?: number;
-  /** @default '1s' */
-  initialInterval?: Duration;
-  /** @default 2 */
-  backoffCoefficient?: number;
-  /** @default 100 × initialInterval */
-  maximumInterval?: Duration;
-  /** Error types (`ApplicationFailure.type` or the error class name) that fail the step at once. */
-  nonRetryableErrorTypes?: string[];
-}
-
-/** Options of one step. */
-export interface StepOptions<Name extends string = string> {
-  /** Id of the step inside the pipeline, when the same activity runs twice. @default the step name */
-  id?: string;
-  retry?: RetryOptions;
-  /** Maximum time of one attempt (`startToCloseTimeout`). @default '10m' */
-  timeout?: Duration;
-  /** Maximum time of the step including retries (`scheduleToCloseTimeout`). @default none */
-  scheduleToClose?: Duration;
-  /** Heartbeat timeout: a step that stops heartbeating for longer is retried on another worker. */
-  heartbeat?: Duration;
-  /** Step that undoes this one when a later step fails for good (saga). */
-  compensate?: Name;
-  /** Retry policy of the compensation. @default the step's own */
-  compensateRetry?: RetryOptions;
-}
 
 /** Options of a pipeline. */
 export interface PipelineOptions<Steps = unknown> {
@@ -57,13 +27,32 @@ type StepNamesOf<Steps> = Steps extends readonly (infer N)[]
     ? keyof Steps & string
     : string;
 
+/** A step inside a parallel branch: its name, or its name with options. */
+export type BranchStep<Name extends string = string> = Name | ({ step: Name } & StepOptions<Name>);
+
+/** Options of a parallel group. */
+export interface ParallelOptions {
+  /** Id of the group (used by progress, failure details and `redrive({ fromStep })`). @default `parallel-<position>` */
+  id?: string;
+}
+
+/** Options of a `map` node: a step's options plus the concurrency bound. */
+export interface MapOptions<Name extends string = string> extends StepOptions<Name> {
+  /** At most this many items run at the same time. @default 10 */
+  concurrency?: number;
+}
+
+/** Default bound of a `map` node: enough to fan out, small enough not to flood a worker. */
+export const DEFAULT_MAP_CONCURRENCY = 10;
+
 /**
  * A pipeline under construction. Each method returns the builder; {@link Pipeline.spec} holds the
  * validated, serialisable {@link PipelineSpec}.
  */
 export class Pipeline<Name extends string = string> {
-  private readonly steps: StepSpec[] = [];
+  private readonly nodes: NodeSpec[] = [];
   private failureHook: string | undefined;
+  private compiled: PipelineSpec | undefined;
 
   /** @internal use {@link pipeline} */
   constructor(
@@ -74,39 +63,60 @@ export class Pipeline<Name extends string = string> {
 
   /** Appends a step: it receives the previous step's result (the first step receives the run's args). */
   step(name: Name, options: StepOptions<Name> = {}): this {
-    const index = this.steps.length;
+    this.nodes.push(this.compileChecked(name, options, `steps[${this.nodes.length}]`));
+    this.compiled = undefined;
+    return this;
+  }
+
+  /**
+   * Appends a parallel group: every branch receives the previous step's result, branches run at the
+   * same time, and the next step receives the array of the branches' results (in branch order). A branch
+   * is one step or an array of steps run in sequence.
+   *
+   * ```ts
+   * .parallel([['resizeImage', 'uploadImage'], { step: 'indexText', retry: { maximumAttempts: 3 } }])
+   * ```
+   */
+  parallel(branches: (BranchStep<Name> | BranchStep<Name>[])[], options: ParallelOptions = {}): this {
+    const index = this.nodes.length;
     const at = `steps[${index}]`;
-    this.checkKnown(name);
-    if (options.compensate !== undefined) this.checkKnown(options.compensate);
-    const allowed = [
-      'id',
-      'retry',
-      'timeout',
-      'scheduleToClose',
-      'heartbeat',
-      'compensate',
-      'compensateRetry',
-    ];
-    for (const key of Object.keys(options)) {
-      if (!allowed.includes(key)) {
-        throw new PipelineSpecError(
-          `${at}.${key}`,
-          `invalid pipeline: ${at}.${key}: unknown step option "${key}"; allowed: ${allowed.join(', ')}`,
-        );
-      }
+    checkKeys(options, ['id'], at, 'parallel');
+    if (!Array.isArray(branches) || branches.length === 0) {
+      throw new PipelineSpecError(
+        `${at}.branches`,
+        `invalid pipeline: ${at}.branches: a parallel group needs at least one branch`,
+      );
     }
-    const step: StepSpec = { kind: 'step', id: options.id ?? name, activity: name };
-    if (options.retry) step.retry = compileRetry(options.retry, `${at}.retry`);
-    if (options.timeout !== undefined) step.startToCloseMs = parseDuration(options.timeout, `${at}.timeout`);
-    if (options.scheduleToClose !== undefined) {
-      step.scheduleToCloseMs = parseDuration(options.scheduleToClose, `${at}.scheduleToClose`);
+    const compiled = branches.map((branch, b) => {
+      const list = Array.isArray(branch) ? branch : [branch];
+      return list.map((ref, s) => {
+        const stepAt = `${at}.branches[${b}][${s}]`;
+        if (typeof ref === 'string') return this.compileChecked(ref, {}, stepAt);
+        const { step, ...opts } = ref;
+        return this.compileChecked(step, opts, stepAt);
+      });
+    });
+    this.nodes.push({ kind: 'parallel', id: options.id ?? `parallel-${index}`, branches: compiled });
+    this.compiled = undefined;
+    return this;
+  }
+
+  /**
+   * Appends a fan-out: the previous step's result must be an array; the step runs once per item, at
+   * most `concurrency` at a time, and the next step receives the array of results (in item order).
+   */
+  map(name: Name, options: MapOptions<Name> = {}): this {
+    const at = `steps[${this.nodes.length}]`;
+    const { concurrency = DEFAULT_MAP_CONCURRENCY, ...stepOptions } = options;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new PipelineSpecError(
+        `${at}.concurrency`,
+        `invalid pipeline: ${at}.concurrency must be a whole number >= 1, got ${concurrency}`,
+      );
     }
-    if (options.heartbeat !== undefined)
-      step.heartbeatMs = parseDuration(options.heartbeat, `${at}.heartbeat`);
-    if (options.compensate !== undefined) step.compensate = options.compensate;
-    if (options.compensateRetry)
-      step.compensateRetry = compileRetry(options.compensateRetry, `${at}.compensateRetry`);
-    this.steps.push(step);
+    const step = this.compileChecked(name, stepOptions, at);
+    this.nodes.push({ ...step, kind: 'map', concurrency });
+    this.compiled = undefined;
     return this;
   }
 
@@ -114,6 +124,7 @@ export class Pipeline<Name extends string = string> {
   onFailure(name: Name): this {
     this.checkKnown(name);
     this.failureHook = name;
+    this.compiled = undefined;
     return this;
   }
 
@@ -123,13 +134,23 @@ export class Pipeline<Name extends string = string> {
    * @throws PipelineSpecError when the pipeline is invalid (no steps, duplicate step ids, ...).
    */
   get spec(): PipelineSpec {
-    return parsePipelineSpec({
-      version: PIPELINE_SPEC_VERSION,
-      name: this.name,
-      ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
-      steps: this.steps,
-      ...(this.failureHook !== undefined ? { onFailure: this.failureHook } : {}),
-    });
+    // Compiled once per shape: a pipeline run thousands of times is validated once, not per run.
+    this.compiled ??= deepFreeze(
+      parsePipelineSpec({
+        version: PIPELINE_SPEC_VERSION,
+        name: this.name,
+        ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
+        steps: this.nodes,
+        ...(this.failureHook !== undefined ? { onFailure: this.failureHook } : {}),
+      }),
+    );
+    return this.compiled;
+  }
+
+  private compileChecked(name: string, options: StepOptions, at: string): StepSpec {
+    this.checkKnown(name);
+    if (options.compensate !== undefined) this.checkKnown(options.compensate);
+    return compileStep(name, options, at);
   }
 
   private checkKnown(name: string): void {
@@ -174,54 +195,25 @@ function knownStepNames(steps: unknown): readonly string[] | undefined {
   );
 }
 
-function compileRetry(retry: RetryOptions, at: string): RetrySpec {
-  const allowed = [
-    'maximumAttempts',
-    'initialInterval',
-    'backoffCoefficient',
-    'maximumInterval',
-    'nonRetryableErrorTypes',
-  ];
-  for (const key of Object.keys(retry)) {
-    if (!allowed.includes(key)) {
-      throw new PipelineSpecError(
-        `${at}.${key}`,
-        `invalid pipeline: ${at}.${key}: unknown retry option; allowed: ${allowed.join(', ')}`,
-      );
-    }
-  }
-  const out: RetrySpec = {};
-  if (retry.maximumAttempts !== undefined) {
-    if (!Number.isInteger(retry.maximumAttempts) || retry.maximumAttempts < 0) {
-      throw new PipelineSpecError(
-        `${at}.maximumAttempts`,
-        `invalid pipeline: ${at}.maximumAttempts must be a whole number >= 0 (0 = unlimited), got ${retry.maximumAttempts}`,
-      );
-    }
-    out.maximumAttempts = retry.maximumAttempts;
-  }
-  if (retry.initialInterval !== undefined)
-    out.initialIntervalMs = parseDuration(retry.initialInterval, `${at}.initialInterval`);
-  if (retry.backoffCoefficient !== undefined) {
-    if (!(retry.backoffCoefficient >= 1)) {
-      throw new PipelineSpecError(
-        `${at}.backoffCoefficient`,
-        `invalid pipeline: ${at}.backoffCoefficient must be 1 or more, got ${retry.backoffCoefficient}`,
-      );
-    }
-    out.backoffCoefficient = retry.backoffCoefficient;
-  }
-  if (retry.maximumInterval !== undefined)
-    out.maximumIntervalMs = parseDuration(retry.maximumInterval, `${at}.maximumInterval`);
-  if (retry.nonRetryableErrorTypes !== undefined)
-    out.nonRetryableErrorTypes = [...retry.nonRetryableErrorTypes];
-  return out;
-}
-
 /** Anything that can be run or scheduled: a builder or an already compiled spec. */
 export type PipelineLike = Pipeline<string> | PipelineSpec;
 
 /** The validated spec of a builder or of a spec object. */
 export function toPipelineSpec(p: PipelineLike): PipelineSpec {
-  return p instanceof Pipeline ? p.spec : parsePipelineSpec(p);
+  if (p instanceof Pipeline) return p.spec;
+  // A spec we compiled and froze ourselves cannot have changed since it was validated.
+  return frozenSpecs.has(p) ? p : parsePipelineSpec(p);
+}
+
+const frozenSpecs = new WeakSet<object>();
+
+function deepFreeze(spec: PipelineSpec): PipelineSpec {
+  const freeze = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+    Object.values(value).forEach(freeze);
+    Object.freeze(value);
+  };
+  freeze(spec);
+  frozenSpecs.add(spec);
+  return spec;
 }

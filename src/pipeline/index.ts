@@ -1,7 +1,14 @@
-export { pipeline, Pipeline, toPipelineSpec } from './builder';
-export type { PipelineLike, PipelineOptions, RetryOptions, StepOptions } from './builder';
+export { pipeline, Pipeline, toPipelineSpec, DEFAULT_MAP_CONCURRENCY } from './builder';
+export type { BranchStep, MapOptions, ParallelOptions, PipelineLike, PipelineOptions } from './builder';
+export type { RetryOptions, StepOptions } from './compile-step';
 export { parseDuration } from './duration';
 export type { DurationInput } from './duration';
 export { PipelineSpecError, UnknownStepError } from './errors';
-export { parsePipelineSpec, pipelineSpecSchema, PIPELINE_SPEC_VERSION } from './spec';
-export type { PipelineSpec, RetrySpec, StepSpec } from './spec';
+export {
+  activitiesOf,
+  activityNodesOf,
+  parsePipelineSpec,
+  pipelineSpecSchema,
+  PIPELINE_SPEC_VERSION,
+} from './spec';
+export type { MapSpec, NodeSpec, ParallelSpec, PipelineSpec, RetrySpec, StepSpec } from './spec';

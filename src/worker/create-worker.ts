@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Worker, type NativeConnection, type WorkerOptions, type InjectedSinks } from '@temporalio/worker';
 import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
+import { attemptInterceptor } from './attempt-interceptor';
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -53,6 +54,11 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue,
     activities: { ...opts.steps },
+    interceptors: {
+      ...opts.workerOptions?.interceptors,
+      // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.
+      activity: [...(opts.workerOptions?.interceptors?.activity ?? []), attemptInterceptor],
+    },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     sinks,
   });

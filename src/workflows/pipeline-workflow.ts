@@ -1,15 +1,18 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
   defineQuery,
+  isCancellation,
   proxyActivities,
   proxySinks,
   setHandler,
+  sleep,
   workflowInfo,
-  type ActivityOptions,
 } from '@temporalio/workflow';
-import { RetryState, type RetryPolicy } from '@temporalio/common';
-import type { RetrySpec, StepSpec } from '../pipeline/spec';
+import type { PipelineSpec } from '../pipeline/spec';
+import { PIPELINE_SPEC_VERSION } from '../pipeline/version';
+import { ProgressTracker } from './progress';
+import { runNode, StepFailed } from './run-nodes';
 import {
   PIPELINE_FAILED,
   PROGRESS_QUERY,
@@ -18,58 +21,19 @@ import {
   type PipelineRunInput,
   type PipelineRunResult,
 } from './run-types';
+import { Saga } from './saga';
 import type { TflowSinks } from './sinks';
+import { rootFailure } from './step-options';
 
-/** Default attempt timeout of a step that sets none: long enough for real work, short enough to notice a hang. */
-const DEFAULT_START_TO_CLOSE_MS = 10 * 60_000;
+/** `ApplicationFailure.type` of a run whose input the interpreter cannot read (bad version, unknown step). */
+export const PIPELINE_INPUT_INVALID = 'PipelineInputInvalid';
 
 export const progressQuery = defineQuery<PipelineProgress>(PROGRESS_QUERY);
 
 const { tflow } = proxySinks<TflowSinks>();
 
-function toRetryPolicy(retry: RetrySpec | undefined): RetryPolicy | undefined {
-  if (!retry) return undefined;
-  return {
-    ...(retry.maximumAttempts !== undefined ? { maximumAttempts: retry.maximumAttempts } : {}),
-    ...(retry.initialIntervalMs !== undefined ? { initialInterval: retry.initialIntervalMs } : {}),
-    ...(retry.backoffCoefficient !== undefined ? { backoffCoefficient: retry.backoffCoefficient } : {}),
-    ...(retry.maximumIntervalMs !== undefined ? { maximumInterval: retry.maximumIntervalMs } : {}),
-    ...(retry.nonRetryableErrorTypes !== undefined
-      ? { nonRetryableErrorTypes: retry.nonRetryableErrorTypes }
-      : {}),
-  };
-}
-
-function activityOptions(step: StepSpec): ActivityOptions {
-  const retry = toRetryPolicy(step.retry);
-  return {
-    startToCloseTimeout: step.startToCloseMs ?? DEFAULT_START_TO_CLOSE_MS,
-    ...(step.scheduleToCloseMs !== undefined ? { scheduleToCloseTimeout: step.scheduleToCloseMs } : {}),
-    ...(step.heartbeatMs !== undefined ? { heartbeatTimeout: step.heartbeatMs } : {}),
-    ...(retry ? { retry } : {}),
-    activityId: step.id,
-  };
-}
-
-async function runStep(step: StepSpec, input: unknown[]): Promise<unknown> {
-  const acts = proxyActivities<Record<string, (...args: unknown[]) => Promise<unknown>>>(
-    activityOptions(step),
-  );
-  const fn = acts[step.activity];
-  if (!fn) throw ApplicationFailure.nonRetryable(`no activity proxy for ${step.activity}`);
-  return fn(...input);
-}
-
-/**
- * Attempts a step made before failing for good, when the failure says so: a step that exhausted its
- * retry policy made exactly `maximumAttempts`. Other failures (non-retryable, timeouts) leave it unknown.
- */
-function attemptsOf(err: unknown, step: StepSpec): number | undefined {
-  if (err instanceof ActivityFailure && err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED) {
-    return step.retry?.maximumAttempts;
-  }
-  return undefined;
-}
+/** How long the failure hook may take: it runs after the saga, when the run is already lost. */
+const ON_FAILURE_TIMEOUT_MS = 60_000;
 
 /**
  * The one generic workflow: interprets the {@link PipelineRunInput} it is started with. Its type name,
@@ -79,13 +43,8 @@ export async function pipelineWorkflow(input: PipelineRunInput): Promise<Pipelin
   const { spec } = input;
   const info = workflowInfo();
   const startedAt = Date.now();
-  const progress: PipelineProgress = {
-    pipeline: spec.name,
-    status: 'running',
-    currentStep: null,
-    completed: [],
-  };
-  setHandler(progressQuery, () => progress);
+  const progress = new ProgressTracker(spec.name);
+  setHandler(progressQuery, () => progress.snapshot());
 
   const finish = (status: 'completed' | 'failed' | 'skipped', extra: { failedStep?: string } = {}) => {
     tflow.runFinished({
@@ -99,38 +58,130 @@ export async function pipelineWorkflow(input: PipelineRunInput): Promise<Pipelin
     });
   };
 
-  let current: unknown[] = input.args;
-  for (const step of spec.steps) {
-    progress.currentStep = step.id;
-    const stepStart = Date.now();
-    try {
-      const output = await runStep(step, current);
-      current = [output];
-    } catch (err) {
-      progress.status = 'failed';
-      progress.currentStep = null;
-      finish('failed', { failedStep: step.id });
-      const details: PipelineFailureDetails = {
-        pipeline: spec.name,
-        failedStep: step.id,
-        ...(attemptsOf(err, step) !== undefined ? { attempts: attemptsOf(err, step) } : {}),
-        input: current,
-        message:
-          err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err),
-        completedSteps: progress.completed.map((s) => s.id),
-      };
-      throw ApplicationFailure.create({
-        type: PIPELINE_FAILED,
-        message: `pipeline "${spec.name}" failed at step "${step.id}": ${details.message}`,
-        nonRetryable: true,
-        details: [details],
-        cause: err instanceof Error ? err : undefined,
-      });
+  // Shape kept flat on purpose: parse input -> run body -> finish, so that guards (e.g. the scheduler's
+  // misfire / per-job semaphore) can wrap the body with a few lines before `try` and in a `finally`.
+  try {
+    const output = await runBody(input, progress);
+    progress.end('completed');
+    finish('completed');
+    return { status: 'completed', output, steps: progress.state.completed };
+  } catch (err) {
+    if (!isCancellation(err)) {
+      finish('failed', err instanceof ApplicationFailure ? failedStepOf(err) : {});
     }
-    progress.completed.push({ id: step.id, durationMs: Date.now() - stepStart });
+    throw err;
   }
-  progress.status = 'completed';
-  progress.currentStep = null;
-  finish('completed');
-  return { status: 'completed', output: current[0], steps: progress.completed };
+}
+
+function failedStepOf(err: ApplicationFailure): { failedStep?: string } {
+  const details = err.details?.[0] as PipelineFailureDetails | undefined;
+  return err.type === PIPELINE_FAILED && details ? { failedStep: details.failedStep } : {};
+}
+
+/**
+ * Runs the nodes (from the redrive point, if any) under the whole-run timeout; on a failure for good,
+ * a timeout or a cancellation, runs the saga, then the failure hook, then fails with `PipelineFailed`
+ * (a cancelled run ends cancelled after its saga).
+ */
+async function runBody(input: PipelineRunInput, progress: ProgressTracker): Promise<unknown> {
+  const { spec } = input;
+  const nodes = nodesToRun(input);
+  const saga = new Saga();
+  const nodeInputs: Record<string, unknown[]> = {};
+  let currentNode = nodes[0]!.id;
+  let timedOut = false;
+
+  // A timer of our own rather than only Temporal's execution timeout: a run that times out is rolled
+  // back and lands in the dead letters. The execution timeout stays as a backstop (see run-start.ts).
+  const scope = new CancellationScope();
+  if (spec.timeoutMs !== undefined) {
+    void sleep(spec.timeoutMs).then(
+      () => {
+        timedOut = true;
+        scope.cancel();
+      },
+      () => undefined, // the run was cancelled or ended: nothing to time out
+    );
+  }
+
+  try {
+    return await scope.run(async () => {
+      let current = input.args;
+      for (const node of nodes) {
+        currentNode = node.id;
+        nodeInputs[node.id] = current;
+        current = [await runNode(node, current, { saga, progress })];
+      }
+      return current[0];
+    });
+  } catch (err) {
+    if (!(err instanceof StepFailed) && !isCancellation(err)) throw err;
+    progress.end('compensating');
+    const compensations = await saga.compensate(progress);
+    const cancelled = err instanceof StepFailed ? err.cancelled : true;
+    if (cancelled && !timedOut) {
+      progress.end('cancelled');
+      throw err instanceof StepFailed ? err.error : err;
+    }
+    const root = rootFailure(err instanceof StepFailed ? err.error : err);
+    const message = timedOut ? `the run timed out after ${spec.timeoutMs} ms` : root.message;
+    const failedStep = err instanceof StepFailed ? err.stepId : currentNode;
+    const attempts = err instanceof StepFailed ? err.attempts : undefined;
+    const details: PipelineFailureDetails = {
+      pipeline: spec.name,
+      failedStep,
+      ...(attempts !== undefined ? { attempts } : {}),
+      input: err instanceof StepFailed ? err.input : nodeInputs[currentNode],
+      message,
+      ...(root.type && !timedOut ? { errorType: root.type } : {}),
+      completedSteps: progress.completedIds,
+      failedNode: currentNode,
+      nodeInputs,
+      compensations,
+      ...(timedOut ? { timedOut: true } : {}),
+    };
+    if (spec.onFailure) await runFailureHook(spec, details);
+    progress.end('failed');
+    throw ApplicationFailure.create({
+      type: PIPELINE_FAILED,
+      message: `pipeline "${spec.name}" failed at step "${failedStep}": ${message}`,
+      nonRetryable: true,
+      details: [details],
+      ...(err instanceof StepFailed && err.error instanceof Error ? { cause: err.error } : {}),
+    });
+  }
+}
+
+/** The nodes this run executes: all of them, or those from the redrive point on. */
+function nodesToRun(input: PipelineRunInput): PipelineSpec['steps'] {
+  const { spec } = input;
+  // The input was validated when the run started; only a spec from a newer release can surprise us here.
+  const version: unknown = spec.version;
+  if (version !== PIPELINE_SPEC_VERSION) {
+    throw ApplicationFailure.create({
+      type: PIPELINE_INPUT_INVALID,
+      message: `pipeline spec version ${String(version)} is not supported by this worker (it reads version ${PIPELINE_SPEC_VERSION})`,
+      nonRetryable: true,
+    });
+  }
+  if (!input.redrive) return spec.steps;
+  const from = spec.steps.findIndex((n) => n.id === input.redrive!.fromStep);
+  if (from < 0) {
+    throw ApplicationFailure.create({
+      type: PIPELINE_INPUT_INVALID,
+      message: `cannot redrive from step "${input.redrive.fromStep}": pipeline "${spec.name}" has no such top-level step`,
+      nonRetryable: true,
+    });
+  }
+  return spec.steps.slice(from);
+}
+
+/** The failure hook is best effort: it cannot be cancelled, and its own failure never hides the run's. */
+async function runFailureHook(spec: PipelineSpec, details: PipelineFailureDetails): Promise<void> {
+  const hook = proxyActivities<Record<string, (d: PipelineFailureDetails) => Promise<unknown>>>({
+    startToCloseTimeout: ON_FAILURE_TIMEOUT_MS,
+    retry: { maximumAttempts: 3 },
+    activityId: 'onFailure',
+  })[spec.onFailure!]!;
+  await CancellationScope.nonCancellable(() => hook(details)).catch(() => undefined);
 }

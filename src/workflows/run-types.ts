@@ -11,6 +11,12 @@ export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
 /** ApplicationFailure type of a run that failed for good. */
 export const PIPELINE_FAILED = 'PipelineFailed';
 
+/**
+ * `ApplicationFailure.type` of the marker the worker's activity interceptor puts in the cause chain of a
+ * step's failure, carrying the attempt number.
+ */
+export const ATTEMPT_MARKER_TYPE = 'TflowAttempt';
+
 /** Name of the query that returns {@link PipelineProgress}. */
 export const PROGRESS_QUERY = 'progress';
 
@@ -29,8 +35,43 @@ export interface PipelineRunInput {
   /** Arguments of the first step. */
   args: unknown[];
   job?: RunJobContext;
+  /** Set by `PipelineClient.redrive()`: start at this top-level step instead of the first one. */
+  redrive?: RedriveContext;
 }
 
+/** Where a redriven run comes from and where it starts. */
+export interface RedriveContext {
+  /** Id of the top-level step (or parallel group / map) to start at; `args` are its recorded input. */
+  fromStep: string;
+  /** The failed run this one redrives. */
+  workflowId: string;
+  runId?: string;
+}
+
+/** Single argument of a compensation activity: what the step it undoes received and returned. */
+export interface CompensationInput {
+  /** Id of the step being undone (`<map id>[<index>]` for a map item). */
+  stepId: string;
+  /** Arguments the step received. */
+  input: unknown[];
+  /** What the step returned. */
+  output: unknown;
+}
+
+/** What happened to one compensation during a saga. */
+export interface CompensationOutcome {
+  /** Id of the step that was undone. */
+  stepId: string;
+  /** The compensation activity. */
+  activity: string;
+  status: 'completed' | 'failed';
+  /** Failure message of a compensation that failed for good. */
+  error?: string;
+  /** Attempts the compensation made, when known. */
+  attempts?: number;
+}
+
+/** A finished step and how long it took (workflow time). */
 export interface StepRecord {
   id: string;
   durationMs: number;
@@ -46,21 +87,38 @@ export interface PipelineRunResult {
   steps: StepRecord[];
 }
 
+/** What the `progress` query returns. */
 export interface PipelineProgress {
   pipeline: string;
-  status: 'running' | 'compensating' | 'completed' | 'failed' | 'skipped';
+  status: 'running' | 'compensating' | 'completed' | 'failed' | 'cancelled' | 'skipped';
+  /** The step most recently started and still running; null when none is. */
   currentStep: string | null;
+  /** Every step running now (several inside a parallel group or a map). */
+  running?: string[];
+  /** Finished steps in completion order (a map node counts once, when all its items are done). */
   completed: StepRecord[];
+  /** Compensations run so far, in the order they ran. */
+  compensations?: CompensationOutcome[];
 }
 
 /** Details of the `PipelineFailed` ApplicationFailure: enough to understand and redrive the run. */
 export interface PipelineFailureDetails {
   pipeline: string;
   failedStep: string;
-  /** Attempts made, when known (a step that exhausted its retry policy). */
+  /** Attempts the failed step made (exact when the worker runs temporal-flow's activity interceptor). */
   attempts?: number;
-  /** Input the failed step received; redrive starts again from here. */
+  /** Input (arguments) the failed step received. */
   input: unknown;
   message: string;
+  /** `ApplicationFailure.type` (or error class name) of the step's last failure, when known. */
+  errorType?: string;
   completedSteps: string[];
+  /** Top-level node the failed step belongs to (itself, or its parallel group / map): redrive starts here. */
+  failedNode?: string;
+  /** Input of every top-level node that started, by id: `redrive({ fromStep })` reads it. */
+  nodeInputs?: Record<string, unknown[]>;
+  /** Compensations run, in order, with their outcome. */
+  compensations?: CompensationOutcome[];
+  /** True when the whole-run timeout stopped the run. */
+  timedOut?: boolean;
 }

@@ -1,0 +1,125 @@
+import type { Duration } from '@temporalio/common';
+import { parseDuration } from './duration';
+import { PipelineSpecError } from './errors';
+import type { RetrySpec, StepSpec } from './spec';
+
+/** Retry policy of a step, in Temporal's terms. Durations are milliseconds or strings such as `'2s'`. */
+export interface RetryOptions {
+  /** @default unlimited (Temporal's default); `1` means no retry. */
+  maximumAttempts?: number;
+  /** @default '1s' */
+  initialInterval?: Duration;
+  /** @default 2 */
+  backoffCoefficient?: number;
+  /** @default 100 × initialInterval */
+  maximumInterval?: Duration;
+  /** Error types (`ApplicationFailure.type` or the error class name) that fail the step at once. */
+  nonRetryableErrorTypes?: string[];
+}
+
+/** Options of one step. */
+export interface StepOptions<Name extends string = string> {
+  /** Id of the step inside the pipeline, when the same activity runs twice. @default the step name */
+  id?: string;
+  retry?: RetryOptions;
+  /** Maximum time of one attempt (`startToCloseTimeout`). @default '10m' */
+  timeout?: Duration;
+  /** Maximum time of the step including retries (`scheduleToCloseTimeout`). @default none */
+  scheduleToClose?: Duration;
+  /** Heartbeat timeout: a step that stops heartbeating for longer is retried on another worker. */
+  heartbeat?: Duration;
+  /** Step that undoes this one when a later step fails for good (saga). */
+  compensate?: Name;
+  /** Retry policy of the compensation. @default the step's own */
+  compensateRetry?: RetryOptions;
+}
+
+const STEP_OPTIONS = [
+  'id',
+  'retry',
+  'timeout',
+  'scheduleToClose',
+  'heartbeat',
+  'compensate',
+  'compensateRetry',
+] as const;
+
+const RETRY_OPTIONS = [
+  'maximumAttempts',
+  'initialInterval',
+  'backoffCoefficient',
+  'maximumInterval',
+  'nonRetryableErrorTypes',
+] as const;
+
+/** Rejects any key of `options` not in `allowed`, naming it as `at.key`. */
+export function checkKeys(options: object, allowed: readonly string[], at: string, what: string): void {
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) {
+      const field = at ? `${at}.${key}` : key;
+      throw new PipelineSpecError(
+        field,
+        `invalid pipeline: ${field}: unknown ${what} option "${key}"; allowed: ${allowed.join(', ')}`,
+      );
+    }
+  }
+}
+
+/**
+ * Compiles builder options of one activity call into the spec's fields (milliseconds, no aliases).
+ * `at` is the path used in errors, e.g. `steps[2]`.
+ */
+export function compileStep(
+  name: string,
+  options: StepOptions,
+  at: string,
+  extraKeys: readonly string[] = [],
+): StepSpec {
+  checkKeys(options, [...STEP_OPTIONS, ...extraKeys], at, 'step');
+  const step: StepSpec = { kind: 'step', id: options.id ?? name, activity: name };
+  if (options.retry) step.retry = compileRetry(options.retry, `${at}.retry`);
+  if (options.timeout !== undefined) step.startToCloseMs = parseDuration(options.timeout, `${at}.timeout`);
+  if (options.scheduleToClose !== undefined) {
+    step.scheduleToCloseMs = parseDuration(options.scheduleToClose, `${at}.scheduleToClose`);
+  }
+  if (options.heartbeat !== undefined) step.heartbeatMs = parseDuration(options.heartbeat, `${at}.heartbeat`);
+  if (options.compensate !== undefined) step.compensate = options.compensate;
+  if (options.compensateRetry) {
+    step.compensateRetry = compileRetry(options.compensateRetry, `${at}.compensateRetry`);
+  }
+  return step;
+}
+
+/** Compiles a {@link RetryOptions} into the spec's {@link RetrySpec}. */
+export function compileRetry(retry: RetryOptions, at: string): RetrySpec {
+  checkKeys(retry, RETRY_OPTIONS, at, 'retry');
+  const out: RetrySpec = {};
+  if (retry.maximumAttempts !== undefined) {
+    if (!Number.isInteger(retry.maximumAttempts) || retry.maximumAttempts < 0) {
+      throw new PipelineSpecError(
+        `${at}.maximumAttempts`,
+        `invalid pipeline: ${at}.maximumAttempts must be a whole number >= 0 (0 = unlimited), got ${retry.maximumAttempts}`,
+      );
+    }
+    out.maximumAttempts = retry.maximumAttempts;
+  }
+  if (retry.initialInterval !== undefined) {
+    out.initialIntervalMs = parseDuration(retry.initialInterval, `${at}.initialInterval`);
+  }
+  if (retry.backoffCoefficient !== undefined) {
+    if (!(retry.backoffCoefficient >= 1)) {
+      throw new PipelineSpecError(
+        `${at}.backoffCoefficient`,
+        `invalid pipeline: ${at}.backoffCoefficient must be 1 or more, got ${retry.backoffCoefficient}`,
+      );
+    }
+    out.backoffCoefficient = retry.backoffCoefficient;
+  }
+  if (retry.maximumInterval !== undefined) {
+    out.maximumIntervalMs = parseDuration(retry.maximumInterval, `${at}.maximumInterval`);
+  }
+  if (retry.nonRetryableErrorTypes !== undefined) {
+    out.nonRetryableErrorTypes = [...retry.nonRetryableErrorTypes];
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+import type { CompensationOutcome, PipelineProgress, StepRecord } from './run-types';
+
+/**
+ * Keeps the state the `progress` query returns. Durations come from workflow time (the time of the
+ * history events), so they replay identically.
+ */
+export class ProgressTracker {
+  readonly state: PipelineProgress;
+  private readonly running: string[] = [];
+
+  constructor(pipeline: string) {
+    this.state = { pipeline, status: 'running', currentStep: null, running: [], completed: [] };
+  }
+
+  /** What the query returns: a copy, so that callers never see a half-updated state. */
+  snapshot(): PipelineProgress {
+    return {
+      ...this.state,
+      running: [...this.running],
+      completed: [...this.state.completed],
+      ...(this.state.compensations ? { compensations: [...this.state.compensations] } : {}),
+    };
+  }
+
+  started(stepId: string): void {
+    this.running.push(stepId);
+    this.state.currentStep = stepId;
+  }
+
+  stopped(stepId: string): void {
+    const i = this.running.indexOf(stepId);
+    if (i >= 0) this.running.splice(i, 1);
+    this.state.currentStep = this.running[this.running.length - 1] ?? null;
+  }
+
+  completed(record: StepRecord): void {
+    this.state.completed.push(record);
+  }
+
+  compensated(outcome: CompensationOutcome): void {
+    (this.state.compensations ??= []).push(outcome);
+  }
+
+  end(status: PipelineProgress['status']): void {
+    this.state.status = status;
+    this.state.currentStep = null;
+    this.running.length = 0;
+  }
+
+  get completedIds(): string[] {
+    return this.state.completed.map((s) => s.id);
+  }
+}

@@ -1,0 +1,123 @@
+/*
+ * Executes the nodes of a spec: a step, a parallel group, a map. Pure interpretation of the persisted
+ * spec; the order of commands issued here is what recorded histories replay against, so a change to it
+ * needs `patched()`.
+ */
+import { ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { MapSpec, NodeSpec, ParallelSpec, StepSpec } from '../pipeline/spec';
+import type { ProgressTracker } from './progress';
+import type { Saga } from './saga';
+import { activityOptions, attemptsOf } from './step-options';
+
+/** `ApplicationFailure.type` when a map node's input is not an array. */
+export const MAP_INPUT_NOT_ARRAY = 'PipelineMapInputNotArray';
+
+type AnyActivity = (...args: unknown[]) => Promise<unknown>;
+
+/** A step failed for good (or was cancelled): which one, with what input, after how many attempts. */
+export class StepFailed extends Error {
+  constructor(
+    readonly stepId: string,
+    readonly input: unknown[],
+    readonly attempts: number | undefined,
+    readonly cancelled: boolean,
+    readonly error: unknown,
+  ) {
+    super(`step "${stepId}" failed`);
+  }
+}
+
+/** What every node of one run shares: its saga and its progress. */
+export interface RunContext {
+  saga: Saga;
+  progress: ProgressTracker;
+}
+
+/** Runs one top-level node on `input` (the previous node's output as an argument list). */
+export async function runNode(node: NodeSpec, input: unknown[], ctx: RunContext): Promise<unknown> {
+  switch (node.kind) {
+    case 'step':
+      return runActivity(node, node.id, input, ctx, true);
+    case 'parallel':
+      return runParallel(node, input, ctx);
+    case 'map':
+      return runMap(node, input, ctx);
+  }
+}
+
+async function runActivity(
+  step: StepSpec | MapSpec,
+  stepId: string,
+  input: unknown[],
+  ctx: RunContext,
+  recordCompletion: boolean,
+): Promise<unknown> {
+  const fn = proxyActivities<Record<string, AnyActivity>>(activityOptions(step, stepId))[step.activity]!;
+  const startedAt = Date.now();
+  ctx.progress.started(stepId);
+  let output: unknown;
+  try {
+    output = await fn(...input);
+  } catch (err) {
+    ctx.progress.stopped(stepId);
+    throw new StepFailed(stepId, input, attemptsOf(err, step.retry), isCancellation(err), err);
+  }
+  ctx.progress.stopped(stepId);
+  if (recordCompletion) ctx.progress.completed({ id: stepId, durationMs: Date.now() - startedAt });
+  ctx.saga.record(step, stepId, input, output);
+  return output;
+}
+
+/**
+ * Every branch runs to its end even when another fails, so that what a branch did is known (and
+ * compensated) rather than abandoned mid-flight. The failure reported is the first real failure in
+ * branch order; cancellations only when nothing else failed.
+ */
+async function runParallel(node: ParallelSpec, input: unknown[], ctx: RunContext): Promise<unknown[]> {
+  const settled = await Promise.allSettled(
+    node.branches.map(async (branch) => {
+      let current = input;
+      for (const step of branch) current = [await runActivity(step, step.id, current, ctx, true)];
+      return current[0];
+    }),
+  );
+  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  if (failures.length > 0) {
+    throw failures.find((f) => f instanceof StepFailed && !f.cancelled) ?? failures[0];
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+}
+
+/**
+ * A pool of `concurrency` loops takes the items in order. After the first failure no new item starts;
+ * the items in flight finish (and are compensated with the rest).
+ */
+async function runMap(node: MapSpec, input: unknown[], ctx: RunContext): Promise<unknown[]> {
+  const items = input[0];
+  if (!Array.isArray(items)) {
+    const error = ApplicationFailure.create({
+      type: MAP_INPUT_NOT_ARRAY,
+      message: `map step "${node.id}" needs an array as input, got ${items === null ? 'null' : typeof items}`,
+      nonRetryable: true,
+    });
+    throw new StepFailed(node.id, input, 0, false, error);
+  }
+  const startedAt = Date.now();
+  const results: unknown[] = new Array(items.length);
+  let next = 0;
+  let failure: unknown;
+  const loop = async () => {
+    while (failure === undefined && next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await runActivity(node, `${node.id}[${i}]`, [items[i]], ctx, false);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(node.concurrency, items.length) }, loop));
+  if (failure !== undefined) throw failure;
+  ctx.progress.completed({ id: node.id, durationMs: Date.now() - startedAt });
+  return results;
+}

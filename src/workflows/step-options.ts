@@ -1,0 +1,69 @@
+/*
+ * Compiles a step's spec into Temporal activity options, and reads back what a failure says about the
+ * attempts made. Changing a default here changes how recorded runs replay: guard it with `patched()`.
+ */
+import { ActivityFailure, ApplicationFailure, type ActivityOptions } from '@temporalio/workflow';
+import { RetryState, type RetryPolicy } from '@temporalio/common';
+import type { MapSpec, RetrySpec, StepSpec } from '../pipeline/spec';
+import { ATTEMPT_MARKER_TYPE } from './run-types';
+
+/** Default attempt timeout of a step that sets none: long enough for real work, short enough to notice a hang. */
+export const DEFAULT_START_TO_CLOSE_MS = 10 * 60_000;
+
+/** A step's {@link RetrySpec} as the SDK's `RetryPolicy`; undefined leaves Temporal's defaults. */
+export function toRetryPolicy(retry: RetrySpec | undefined): RetryPolicy | undefined {
+  if (!retry) return undefined;
+  return {
+    ...(retry.maximumAttempts !== undefined ? { maximumAttempts: retry.maximumAttempts } : {}),
+    ...(retry.initialIntervalMs !== undefined ? { initialInterval: retry.initialIntervalMs } : {}),
+    ...(retry.backoffCoefficient !== undefined ? { backoffCoefficient: retry.backoffCoefficient } : {}),
+    ...(retry.maximumIntervalMs !== undefined ? { maximumInterval: retry.maximumIntervalMs } : {}),
+    ...(retry.nonRetryableErrorTypes !== undefined
+      ? { nonRetryableErrorTypes: retry.nonRetryableErrorTypes }
+      : {}),
+  };
+}
+
+/** Activity options of a step (or a map item). `activityId` is the step id, so the history names it. */
+export function activityOptions(
+  step: StepSpec | MapSpec,
+  activityId: string,
+  retrySpec: RetrySpec | undefined = step.retry,
+): ActivityOptions {
+  const retry = toRetryPolicy(retrySpec);
+  return {
+    startToCloseTimeout: step.startToCloseMs ?? DEFAULT_START_TO_CLOSE_MS,
+    ...(step.scheduleToCloseMs !== undefined ? { scheduleToCloseTimeout: step.scheduleToCloseMs } : {}),
+    ...(step.heartbeatMs !== undefined ? { heartbeatTimeout: step.heartbeatMs } : {}),
+    ...(retry ? { retry } : {}),
+    activityId,
+  };
+}
+
+/**
+ * Attempts a step made before failing for good: the interceptor's marker when present, else
+ * `maximumAttempts` for a step that exhausted its policy; unknown otherwise (e.g. a heartbeat timeout on
+ * a worker without the interceptor).
+ */
+export function attemptsOf(err: unknown, retry: RetrySpec | undefined): number | undefined {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e instanceof ApplicationFailure && e.type === ATTEMPT_MARKER_TYPE) {
+      const attempt = (e.details?.[0] as { attempt?: unknown } | undefined)?.attempt;
+      if (typeof attempt === 'number') return attempt;
+    }
+  }
+  if (err instanceof ActivityFailure && err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED) {
+    return retry?.maximumAttempts;
+  }
+  return undefined;
+}
+
+/** The user's own failure under Temporal's `ActivityFailure` wrapper: message and type. */
+export function rootFailure(err: unknown): { message: string; type?: string } {
+  const inner = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  if (inner instanceof ApplicationFailure) {
+    return { message: inner.message, ...(inner.type ? { type: inner.type } : {}) };
+  }
+  if (inner instanceof Error) return { message: inner.message, type: inner.name };
+  return { message: String(inner) };
+}
