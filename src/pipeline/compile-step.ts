@@ -28,7 +28,10 @@ export interface StepOptions<Name extends string = string> {
   scheduleToClose?: Duration;
   /** Heartbeat timeout: a step that stops heartbeating for longer is retried on another worker. */
   heartbeat?: Duration;
-  /** Step that undoes this one when a later step fails for good (saga). */
+  /**
+   * Step that undoes this one when a later step fails for good (saga). It is called with this step's
+   * arguments followed by this step's result: `load(rows)` returning `ids` is undone by `unload(rows, ids)`.
+   */
   compensate?: Name;
   /** Retry policy of the compensation. @default the step's own */
   compensateRetry?: RetryOptions;

@@ -46,7 +46,7 @@ const activityFields = {
   startToCloseMs: positiveMs.optional(),
   scheduleToCloseMs: positiveMs.optional(),
   heartbeatMs: positiveMs.optional(),
-  /** Activity that undoes this step; it receives a {@link CompensationInput}. */
+  /** Activity that undoes this step; it receives the step's arguments followed by the step's result. */
   compensate: stepNameSchema.optional(),
   compensateRetry: retrySpecSchema.optional(),
 };

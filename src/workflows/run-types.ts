@@ -48,16 +48,6 @@ export interface RedriveContext {
   runId?: string;
 }
 
-/** Single argument of a compensation activity: what the step it undoes received and returned. */
-export interface CompensationInput {
-  /** Id of the step being undone (`<map id>[<index>]` for a map item). */
-  stepId: string;
-  /** Arguments the step received. */
-  input: unknown[];
-  /** What the step returned. */
-  output: unknown;
-}
-
 /** What happened to one compensation during a saga. */
 export interface CompensationOutcome {
   /** Id of the step that was undone. */

@@ -1,15 +1,17 @@
 import { CancellationScope, proxyActivities } from '@temporalio/workflow';
 import type { MapSpec, StepSpec } from '../pipeline/spec';
 import type { ProgressTracker } from './progress';
-import type { CompensationInput, CompensationOutcome } from './run-types';
+import type { CompensationOutcome } from './run-types';
 import { activityOptions, attemptsOf, rootFailure } from './step-options';
 
-type AnyActivity = (input: CompensationInput) => Promise<unknown>;
+type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 
 interface Completed {
   step: StepSpec | MapSpec;
+  stepId: string;
   compensate: string;
-  input: CompensationInput;
+  /** What the compensation is called with: the step's own arguments, then its result. */
+  args: unknown[];
 }
 
 /**
@@ -22,7 +24,7 @@ export class Saga {
   /** Records a completed step; steps without a compensation need no undoing and are not kept. */
   record(step: StepSpec | MapSpec, stepId: string, input: unknown[], output: unknown): void {
     if (step.compensate) {
-      this.done.push({ step, compensate: step.compensate, input: { stepId, input, output } });
+      this.done.push({ step, stepId, compensate: step.compensate, args: [...input, output] });
     }
   }
 
@@ -34,17 +36,17 @@ export class Saga {
   async compensate(progress: ProgressTracker): Promise<CompensationOutcome[]> {
     return CancellationScope.nonCancellable(async () => {
       const outcomes: CompensationOutcome[] = [];
-      for (const { step, compensate, input } of [...this.done].reverse()) {
-        const opts = activityOptions(step, `${input.stepId}:compensate`, step.compensateRetry ?? step.retry);
+      for (const { step, stepId, compensate, args } of [...this.done].reverse()) {
+        const opts = activityOptions(step, `${stepId}:compensate`, step.compensateRetry ?? step.retry);
         const fn = proxyActivities<Record<string, AnyActivity>>(opts)[compensate]!;
         let outcome: CompensationOutcome;
         try {
-          await fn(input);
-          outcome = { stepId: input.stepId, activity: compensate, status: 'completed' };
+          await fn(...args);
+          outcome = { stepId, activity: compensate, status: 'completed' };
         } catch (err) {
           const attempts = attemptsOf(err, step.compensateRetry ?? step.retry);
           outcome = {
-            stepId: input.stepId,
+            stepId,
             activity: compensate,
             status: 'failed',
             error: rootFailure(err).message,

@@ -3,13 +3,12 @@ import { Context } from '@temporalio/activity';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
 import { PipelineClient } from '../../src/client/pipeline-client';
-import type { CompensationInput, PipelineFailureDetails } from '../../src/workflows/run-types';
+import type { PipelineFailureDetails } from '../../src/workflows/run-types';
 import { connectTest, type TestContext } from '../helpers/temporal';
 
 /** Every call the steps see, in order: `name` or `name#attempt`. */
 let calls: string[] = [];
 let hookDetails: PipelineFailureDetails[] = [];
-let compensationInputs: CompensationInput[] = [];
 
 /** A promise the test resolves to let a step go on (steps and test share this process). */
 const allGates: { open(): void }[] = [];
@@ -20,6 +19,7 @@ function gate() {
   return { open, opened };
 }
 let gates: Record<string, ReturnType<typeof gate>> = {};
+const show = (args: unknown[]) => args.map((a) => JSON.stringify(a)).join(', ');
 
 const steps = {
   async a(x: number) {
@@ -42,13 +42,13 @@ const steps = {
     calls.push('never');
     return 'never';
   },
-  async undo(input: CompensationInput) {
-    calls.push(`undo:${input.stepId}`);
-    compensationInputs.push(input);
+  /** A compensation receives the step's arguments, then the step's result. */
+  async undo(...args: unknown[]) {
+    calls.push(`undo(${show(args)})`);
   },
-  async undoBroken(input: CompensationInput) {
-    calls.push(`undoBroken:${input.stepId}#${Context.current().info.attempt}`);
-    throw new Error(`cannot undo ${input.stepId}`);
+  async undoBroken(...args: unknown[]) {
+    calls.push(`undoBroken(${show(args)})#${Context.current().info.attempt}`);
+    throw new Error('cannot undo');
   },
   async hook(details: PipelineFailureDetails) {
     calls.push('hook');
@@ -102,7 +102,6 @@ afterEach(() => allGates.forEach((g) => g.open()));
 beforeEach(() => {
   calls = [];
   hookDetails = [];
-  compensationInputs = [];
   gates = { p1done: gate(), q2failed: gate(), block: gate() };
 });
 
@@ -132,11 +131,7 @@ describe('saga', () => {
       .onFailure('hook');
     const { app } = await failureOf(client.run(p, [1], { workflowId: t.uid('saga-order') }));
 
-    expect(calls).toEqual(['a', 'b', 'c', 'boom#1', 'undo:c', 'undo:a', 'hook']);
-    expect(compensationInputs).toEqual([
-      { stepId: 'c', input: [20], output: 'c(20)' },
-      { stepId: 'a', input: [1], output: 2 },
-    ]);
+    expect(calls).toEqual(['a', 'b', 'c', 'boom#1', 'undo(20, "c(20)")', 'undo(1, 2)', 'hook']);
     expect(app.type).toBe('PipelineFailed');
     expect(app.message).toBe('pipeline "saga-order" failed at step "boom": boom');
     const expected: PipelineFailureDetails = {
@@ -173,10 +168,17 @@ describe('saga', () => {
       .step('boom');
     const { app } = await failureOf(client.run(p, [1], { workflowId: t.uid('saga-broken') }));
 
-    expect(calls).toEqual(['a', 'c', 'boom#1', 'undoBroken:c#1', 'undoBroken:c#2', 'undo:a']);
+    expect(calls).toEqual([
+      'a',
+      'c',
+      'boom#1',
+      'undoBroken(2, "c(2)")#1',
+      'undoBroken(2, "c(2)")#2',
+      'undo(1, 2)',
+    ]);
     const details = app.details![0] as PipelineFailureDetails;
     expect(details.compensations).toEqual([
-      { stepId: 'c', activity: 'undoBroken', status: 'failed', error: 'cannot undo c', attempts: 2 },
+      { stepId: 'c', activity: 'undoBroken', status: 'failed', error: 'cannot undo', attempts: 2 },
       { stepId: 'a', activity: 'undo', status: 'completed' },
     ]);
   });
@@ -198,7 +200,12 @@ describe('saga', () => {
       .step('never', { compensate: 'undo' });
     const { app } = await failureOf(client.run(p, [1], { workflowId: t.uid('saga-parallel') }));
 
-    expect(calls.filter((c) => c.startsWith('undo'))).toEqual(['undo:p3', 'undo:q1', 'undo:p1', 'undo:a']);
+    expect(calls.filter((c) => c.startsWith('undo'))).toEqual([
+      'undo(2, "p3(2)")',
+      'undo(2, "q1(2)")',
+      'undo(2, "p1(2)")',
+      'undo(1, 2)',
+    ]);
     expect(calls).not.toContain('never');
     const details = app.details![0] as PipelineFailureDetails;
     expect(details).toMatchObject({
@@ -225,7 +232,7 @@ describe('saga', () => {
     );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((await handle.describe()).status.name).toBe('CANCELLED');
-    expect(calls).toEqual(['a', 'block', 'undo:a']);
+    expect(calls).toEqual(['a', 'block', 'undo(1, 2)']);
     expect(await handle.query('progress')).toMatchObject({
       status: 'cancelled',
       compensations: [{ stepId: 'a', activity: 'undo', status: 'completed' }],
@@ -247,6 +254,6 @@ describe('saga', () => {
       input: [2],
       compensations: [{ stepId: 'a', activity: 'undo', status: 'completed' }],
     });
-    expect(calls).toEqual(['a', 'block', 'undo:a', 'hook']);
+    expect(calls).toEqual(['a', 'block', 'undo(1, 2)', 'hook']);
   });
 });

@@ -3,11 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
 import { PipelineClient } from '../../src/client/pipeline-client';
-import type {
-  CompensationInput,
-  PipelineFailureDetails,
-  PipelineProgress,
-} from '../../src/workflows/run-types';
+import type { PipelineFailureDetails, PipelineProgress } from '../../src/workflows/run-types';
 import { connectTest, type TestContext } from '../helpers/temporal';
 
 class BadInput extends Error {
@@ -73,8 +69,9 @@ const steps = {
     }
     return `done(${x})`;
   },
-  async undo(input: CompensationInput) {
-    calls.push(`undo:${input.stepId}`);
+  /** Compensation of `item`: called with the item, then what `item` returned. */
+  async undo(item: number, output: string) {
+    calls.push(`undo:${item}:${output}`);
   },
   async block() {
     await gates.block!.opened;
@@ -205,8 +202,8 @@ describe('parallel groups and map', () => {
     ]);
     const undone = calls.filter((c) => c.startsWith('undo'));
     // Item 12 completed last (it waited for 13 to fail), so it is undone first.
-    expect(undone[0]).toBe('undo:each[2]');
-    expect(undone.slice(1).sort()).toEqual(['undo:each[0]', 'undo:each[1]']);
+    expect(undone[0]).toBe('undo:12:done(12)');
+    expect(undone.slice(1).sort()).toEqual(['undo:10:done(10)', 'undo:11:done(11)']);
     expect(failure.details![0]).toMatchObject({
       failedStep: 'each[3]',
       failedNode: 'each',

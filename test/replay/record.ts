@@ -21,7 +21,6 @@ import { DevServer } from '../../src/devserver';
 import { PipelineClient } from '../../src/client/pipeline-client';
 import { pipeline, type PipelineLike } from '../../src/pipeline';
 import { createWorker } from '../../src/worker/create-worker';
-import type { CompensationInput } from '../../src/workflows/run-types';
 import { writeHistoryFile } from './history-file';
 
 const steps = {
@@ -38,10 +37,10 @@ const steps = {
   async boom() {
     throw ApplicationFailure.create({ type: 'Boom', message: 'boom', nonRetryable: true });
   },
-  async undo(_input: CompensationInput) {
+  async undo(..._args: unknown[]) {
     return undefined;
   },
-  async undoBroken(_input: CompensationInput) {
+  async undoBroken(..._args: unknown[]) {
     throw new Error('cannot undo');
   },
   async notify() {
