@@ -21,6 +21,7 @@ export {
   PipelineSpecError,
   UnknownStepError,
   PIPELINE_SPEC_VERSION,
+  DEFAULT_MAP_CONCURRENCY,
 } from './pipeline';
 export type {
   PipelineLike,
@@ -29,6 +30,12 @@ export type {
   RetryOptions,
   StepOptions,
   StepSpec,
+  BranchStep,
+  MapOptions,
+  ParallelOptions,
+  NodeSpec,
+  ParallelSpec,
+  MapSpec,
 } from './pipeline';
 export {
   compileTrigger,
@@ -60,7 +67,10 @@ export type {
   PipelineClientOptions,
   PipelineRunHandle,
   StartPipelineOptions,
+  RedriveOptions,
 } from './client/pipeline-client';
+export { RedriveError } from './client/dead-letters';
+export type { DeadLetter, ListDeadLettersOptions } from './client/dead-letters';
 export { PipelineScheduler } from './client/pipeline-scheduler';
 export type {
   PipelineSchedulerOptions,
@@ -76,4 +86,7 @@ export type {
   PipelineProgress,
   PipelineRunInput,
   PipelineRunResult,
+  CompensationOutcome,
+  RedriveContext,
+  StepRecord,
 } from './workflows/run-types';
