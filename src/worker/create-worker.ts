@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Worker, type NativeConnection, type WorkerOptions, type InjectedSinks } from '@temporalio/worker';
 import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
+import { schedulerActivities } from '../activities/scheduler-activities';
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -52,7 +53,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue,
-    activities: { ...opts.steps },
+    activities: { ...schedulerActivities, ...opts.steps },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     sinks,
   });
