@@ -147,7 +147,8 @@ function rangesToCron(field: FieldName, ranges: CalendarSpecDescription[FieldNam
   return ranges
     .map((r) => {
       const [s, e] = [valueOf(field, r.start), valueOf(field, r.end)];
-      const span = s === e ? `${s}` : `${s}-${e}`;
+      const whole = s === FIELDS[field].min && e === FIELDS[field].max;
+      const span = whole ? '*' : s === e ? `${s}` : `${s}-${e}`;
       return r.step > 1 ? `${span}/${r.step}` : span;
     })
     .join(',');
