@@ -19,8 +19,13 @@ function daily(minute: number, hour: number): CalendarSpecDescription {
     dayOfWeek: [{ start: 'SUNDAY', end: 'SATURDAY', step: 1 }],
   };
 }
-const described = (spec: Partial<ScheduleSpecDescription>): ScheduleSpecDescription =>
-  ({ calendars: [], intervals: [], skip: [], timezone: 'UTC', ...spec }) as ScheduleSpecDescription;
+const described = (spec: Partial<ScheduleSpecDescription>): ScheduleSpecDescription => ({
+  calendars: [],
+  intervals: [],
+  skip: [],
+  timezone: 'UTC',
+  ...spec,
+});
 
 describe('edit detection: what was asked vs what the schedule has', () => {
   it('matches a cron with the calendar the server made of it', () => {
