@@ -41,15 +41,32 @@ function recentRuns(actions: ScheduleExecutionResult[]): RecentRun[] {
     .reverse();
 }
 
+/**
+ * Fingerprints of stored triggers, by trigger and time zone: a listing of 1,000 jobs holds few distinct
+ * triggers, and compiling one (time zone validation included) costs far more than a lookup.
+ */
+const expectedCache = new Map<string, string | null>();
+const EXPECTED_CACHE_SIZE = 1_000;
+
+function expectedOf(trigger: ScheduledJob['trigger'], timezone: string): string | null {
+  const key = `${timezone} ${JSON.stringify(trigger)}`;
+  let value = expectedCache.get(key);
+  if (value === undefined) {
+    try {
+      value = expectedFingerprint(compileTrigger(trigger, timezone).spec);
+    } catch {
+      value = null;
+    }
+    if (expectedCache.size >= EXPECTED_CACHE_SIZE) expectedCache.clear();
+    expectedCache.set(key, value);
+  }
+  return value;
+}
+
 /** True when the spec still means what the stored trigger compiles to. */
 function specUnchanged(view: ScheduleView, trigger: ScheduledJob['trigger'], timezone: string): boolean {
   if (!view.spec) return true;
-  try {
-    const compiled = compileTrigger(trigger, timezone);
-    return expectedFingerprint(compiled.spec) === actualFingerprint(view.spec);
-  } catch {
-    return false;
-  }
+  return expectedOf(trigger, timezone) === actualFingerprint(view.spec);
 }
 
 function toJob(view: ScheduleView): JobListing {
