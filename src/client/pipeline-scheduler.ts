@@ -3,28 +3,22 @@ import {
   ScheduleAlreadyRunning,
   type Client,
   type ScheduleDescription,
-  type ScheduleOptions,
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { UnknownStepError } from '../pipeline/errors';
 import { compileTrigger, validateTimezone } from '../schedule/compile-trigger';
 import { InvalidTriggerError } from '../schedule/errors';
-import { compilePolicies, type JobPolicies } from '../schedule/policies';
+import { compilePolicies } from '../schedule/policies';
 import type { Trigger } from '../schedule/trigger-types';
-import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-types';
-import { JOB_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
+import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { ForeignScheduleError, translateScheduleError } from './errors';
 import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
 import { listJobRuns } from './job-history';
-import { JOB_MEMO_KEY, isJobMemo, type JobMemo } from './job-memo';
+import { JOB_MEMO_KEY, isJobMemo } from './job-memo';
 import {
   asGiven,
   checkArgs,
-  runJobContext,
-  schedulePolicies,
-  scheduleSpec,
   splitOptions,
   type CronJobOptions,
   type IntervalJobOptions,
@@ -32,10 +26,10 @@ import {
   type ModifyJobOptions,
   type OneOffJobOptions,
 } from './job-options';
-import { ACTION_MEMO_KEY, decodeJobRecord, encodeJobRecord, type JobRecord } from './job-record';
 import { computeStats } from './job-stats';
-import type { JobFilter, JobHistoryOptions, JobListing, JobRun, JobStats, ScheduledJob } from './job-types';
-import { checkKnownSteps, runStartOptions, stepNames } from './run-start';
+import type { JobFilter, JobHistoryOptions, JobListing, JobRun, JobStats } from './job-types';
+import { createOptions, modifyUpdate, rescheduleUpdate } from './job-write';
+import { checkKnownSteps, stepNames } from './run-start';
 
 export type { CronJobOptions, IntervalJobOptions, JobOptions, ModifyJobOptions, OneOffJobOptions };
 
@@ -135,61 +129,18 @@ export class PipelineScheduler {
   /** Changes when a job runs (cron, interval, runAt, time zone); everything else is kept. */
   async rescheduleJob(jobId: string, trigger: Trigger): Promise<void> {
     const compiled = compileTrigger(asGiven(trigger), this.timezone);
-    await this.updateOurs(jobId, (d, record) => {
-      const policies = compilePolicies(record.policies);
-      const input = actionInput(d);
-      const job = runJobContext(jobId, policies, compiled.remainingActions !== undefined, record.onError);
-      const next: JobRecord = { ...record, trigger: asGiven(trigger), timezone: compiled.timezone };
-      return {
-        ...d,
-        spec: scheduleSpec(compiled, policies),
-        action: {
-          ...d.action,
-          args: [{ ...input, job } satisfies PipelineRunInput],
-          memo: actionMemo(d, next),
-        },
-        state: {
-          ...d.state,
-          ...(compiled.remainingActions !== undefined
-            ? { remainingActions: compiled.remainingActions }
-            : { remainingActions: undefined }),
-        },
-        searchAttributes: undefined,
-        typedSearchAttributes: withRecord(d, next),
-      };
-    });
+    await this.update(jobId, (d) => rescheduleUpdate(jobId, d, trigger, compiled));
   }
 
   /** Changes what a job runs and how (args, note, policies, onError); when it runs is kept. */
   async modifyJob(jobId: string, changes: ModifyJobOptions): Promise<void> {
-    const { onError, args, note, ...policyChanges } = changes;
+    const { onError, args, note: _note, ...policyChanges } = changes;
+    // Validated before any call: an unknown key, bad args or bad policies change nothing.
     splitOptions(policyChanges, { trigger: false, job: [] });
-    const newArgs = args === undefined ? undefined : checkArgs(args);
+    compilePolicies(policyChanges);
+    const checked = { ...changes, ...(args !== undefined ? { args: checkArgs(args) } : {}) };
     if (typeof onError === 'string') this.checkOnError(onError);
-    await this.updateOurs(jobId, (d, record) => {
-      const given: JobPolicies = asGiven({ ...record.policies, ...policyChanges });
-      const policies = compilePolicies(given);
-      const next: JobRecord = { ...record, policies: given };
-      if (onError === null) delete next.onError;
-      else if (onError !== undefined) next.onError = onError;
-      // A spec edited outside temporal-flow is kept as it is: modifyJob never changes when.
-      const compiled = record.editedOutside ? undefined : compileTrigger(record.trigger, record.timezone);
-      const input = actionInput(d);
-      const job = runJobContext(jobId, policies, input.job?.once === true, next.onError);
-      return {
-        ...d,
-        spec: compiled ? scheduleSpec(compiled, policies) : d.spec,
-        action: {
-          ...d.action,
-          args: [{ ...input, args: newArgs ?? input.args, job } satisfies PipelineRunInput],
-          memo: actionMemo(d, next),
-        },
-        policies: { ...d.policies, catchupWindow: undefined, ...schedulePolicies(policies) },
-        state: { ...d.state, ...(note !== undefined ? { note } : {}) },
-        searchAttributes: undefined,
-        typedSearchAttributes: withRecord(d, next),
-      };
-    });
+    await this.update(jobId, (d) => modifyUpdate(jobId, d, checked));
   }
 
   /** Pauses a job: no run starts until resumeJob(); a run in flight continues. */
@@ -270,29 +221,10 @@ export class PipelineScheduler {
     return d;
   }
 
-  /** Updates one of our jobs from its current description and record (with Temporal's conflict token). */
-  private async updateOurs(
-    jobId: string,
-    fn: (d: ScheduleDescription, record: JobRecord & { editedOutside?: boolean }) => ScheduleUpdateOptions,
-  ): Promise<void> {
-    await this.describeOurs(jobId);
+  /** Updates one of our jobs from its current description (with Temporal's conflict token). */
+  private async update(jobId: string, fn: (d: ScheduleDescription) => ScheduleUpdateOptions): Promise<void> {
     try {
-      await this.client.schedule.getHandle(jobId).update((d) => {
-        const job = jobFromDescription(d) as ScheduledJob;
-        const stored = decodeJobRecord(d.typedSearchAttributes, d.action.memo);
-        const record = {
-          v: 1 as const,
-          trigger: job.trigger,
-          timezone: job.timezone,
-          policies: job.policies,
-          ...(stored?.onError ? { onError: stored.onError } : {}),
-          editedOutside: job.editedOutside,
-        };
-        const { editedOutside: _e, ...out } = fn(d, record) as ScheduleUpdateOptions & {
-          editedOutside?: boolean;
-        };
-        return out;
-      });
+      await this.client.schedule.getHandle(jobId).update(fn);
     } catch (err) {
       translateScheduleError(err, jobId);
     }
@@ -325,38 +257,19 @@ export class PipelineScheduler {
     const onError = job.onError ?? this.options.onError;
     if (job.onError !== undefined) this.checkOnError(job.onError);
     const jobId = job.jobId ?? `${spec.name}-${randomUUID()}`;
-    const record: JobRecord = {
-      v: 1,
-      trigger: asGiven(trigger),
-      timezone: compiled.timezone,
-      policies: asGiven(given),
-      ...(onError ? { onError } : {}),
-    };
-    const encoded = encodeJobRecord(record);
-    const options = {
-      scheduleId: jobId,
-      spec: scheduleSpec(compiled, policies),
-      action: {
-        type: 'startWorkflow' as const,
-        workflowType: PIPELINE_WORKFLOW_TYPE,
-        workflowId: jobId,
-        taskQueue: this.options.taskQueue,
-        memo: { [ACTION_MEMO_KEY]: record },
-        ...runStartOptions(
-          spec,
-          args,
-          runJobContext(jobId, policies, compiled.remainingActions !== undefined, onError),
-        ),
-      },
-      policies: schedulePolicies(policies),
-      state: {
-        paused: job.paused ?? false,
-        ...(job.note !== undefined ? { note: job.note } : {}),
-        ...(compiled.remainingActions !== undefined ? { remainingActions: compiled.remainingActions } : {}),
-      },
-      memo: { [JOB_MEMO_KEY]: { v: 1, pipeline: spec.name } satisfies JobMemo },
-      ...(encoded ? { typedSearchAttributes: [{ key: JOB_SEARCH_ATTRIBUTE, value: encoded }] } : {}),
-    } satisfies ScheduleOptions;
+    const options = createOptions({
+      jobId,
+      taskQueue: this.options.taskQueue,
+      spec,
+      args,
+      trigger,
+      compiled,
+      given,
+      policies,
+      onError,
+      paused: job.paused ?? false,
+      note: job.note,
+    });
 
     try {
       await this.client.schedule.create(options);
@@ -369,26 +282,6 @@ export class PipelineScheduler {
     }
     return jobId;
   }
-}
-
-function actionInput(d: ScheduleDescription): PipelineRunInput {
-  return d.action.args?.[0] as PipelineRunInput;
-}
-
-/** The schedule's search attributes with the job record replaced. */
-function withRecord(d: ScheduleDescription, record: JobRecord): TypedSearchAttributes {
-  const { editedOutside: _e, ...clean } = record as JobRecord & { editedOutside?: boolean };
-  const encoded = encodeJobRecord(clean);
-  const others = d.typedSearchAttributes.getAll().filter((p) => p.key.name !== JOB_SEARCH_ATTRIBUTE.name);
-  return new TypedSearchAttributes(
-    encoded ? [...others, { key: JOB_SEARCH_ATTRIBUTE, value: encoded }] : others,
-  );
-}
-
-/** The action's memo with the job record replaced (the memo every run of the job carries). */
-function actionMemo(d: ScheduleDescription, record: JobRecord): Record<string, unknown> {
-  const { editedOutside: _e, ...clean } = record as JobRecord & { editedOutside?: boolean };
-  return { ...d.action.memo, [ACTION_MEMO_KEY]: clean };
 }
 
 function instant(value: Date | string, field: string): Date {
