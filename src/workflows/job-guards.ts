@@ -111,7 +111,9 @@ export async function runWithJobGuards(
     try {
       return await interpret(input);
     } catch (err) {
-      if (job.onError && !isCancellation(err)) await runOnError(job.onError, errorEvent(input, job, err));
+      // A cancelled run did not fail: the interpreter may wrap the cancellation, so ask the scope too.
+      const cancelled = isCancellation(err) || CancellationScope.current().consideredCancelled;
+      if (job.onError && !cancelled) await runOnError(job.onError, errorEvent(input, job, err));
       throw err;
     }
   } finally {

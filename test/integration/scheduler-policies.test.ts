@@ -4,6 +4,7 @@ import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
 import type { JobRun } from '../../src/client/job-types';
 import type { JobErrorEvent } from '../../src/workflows/run-types';
+import { holdersQuery, semaphoreWorkflowId } from '../../src/workflows/job-semaphore-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*
@@ -132,6 +133,32 @@ describe('maxInstances > 1: a per-job semaphore in Temporal', () => {
       const runs = await scheduler.getHistory(jobId, { limit: 100 });
       return runs.some((r) => r.status === 'completed') ? true : undefined;
     });
+    await scheduler.removeJob(jobId);
+  });
+  it('gives the slot back when a run is cancelled (released from its finally)', async () => {
+    const key = t.uid('cancelled');
+    const jobId = await scheduler.scheduleInterval(holdPipeline, {
+      jobId: key,
+      every: '10s',
+      args: [key],
+      maxInstances: 2,
+      paused: true,
+    });
+    await scheduler.backfillJob(jobId, { from: ago(25_000), to: ago(1_000) });
+    const holders = await waitFor('two runs holding a slot', async () => {
+      const runs = await scheduler.getHistory(jobId, { limit: 100 });
+      const running = runs.filter((r) => r.status === 'running');
+      return lane(key).inside === 2 && running.length === 2 ? running : undefined;
+    });
+    const semaphore = t.client.workflow.getHandle(semaphoreWorkflowId(jobId));
+    expect(await semaphore.query(holdersQuery)).toHaveLength(2);
+    await t.client.workflow.getHandle(holders[0]!.workflowId, holders[0]!.runId).cancel();
+    const left = await waitFor('the cancelled run to release its slot', async () => {
+      const h = await semaphore.query(holdersQuery);
+      return h.length === 1 ? h : undefined;
+    });
+    expect(left[0]!.workflowId).toBe(holders[1]!.workflowId);
+    openLane(key);
     await scheduler.removeJob(jobId);
   });
 });
