@@ -1,10 +1,11 @@
 /*
  * Create, describe, list and delete N jobs through PipelineScheduler, against the same operations through
- * the raw Temporal ScheduleClient, in alternating rounds in the same process. Prints ops/s per phase, the
+ * the raw Temporal ScheduleClient on the same schedules, side by side in the same process (alternating
+ * chunks). Prints ops/s per phase, the
  * ratio (ours / raw; the target is within 10%), and how a full listing grows from 100 to N jobs.
  *
  *   npm run bench -- scheduler-ops              # N = 1000
- *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/scheduler-ops.bench.ts --jobs 300 --rounds 2
+ *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/scheduler-ops.bench.ts --jobs 300 --rounds 2 --chunk 50
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -25,9 +26,11 @@ function arg(name: string, fallback: number): number {
   return n;
 }
 const N = arg('jobs', 1000);
-const ROUNDS = arg('rounds', 2);
+const ROUNDS = arg('rounds', 1);
 const CONCURRENCY = arg('concurrency', 8);
 const LIST_SAMPLE = Math.min(100, N);
+const CHUNK = arg('chunk', 50);
+const LIST_REPEAT = 5;
 
 type Phase = 'create' | 'describe' | 'list' | 'delete';
 interface Side {
@@ -39,6 +42,7 @@ interface Side {
   remove: (id: string) => Promise<unknown>;
 }
 
+/** Runs `fn` over `ids` with CONCURRENCY calls in flight; returns the elapsed milliseconds. */
 async function pool(ids: string[], fn: (id: string) => Promise<unknown>): Promise<number> {
   const start = performance.now();
   let next = 0;
@@ -49,18 +53,45 @@ async function pool(ids: string[], fn: (id: string) => Promise<unknown>): Promis
   return performance.now() - start;
 }
 
-/** Times one full listing once visibility shows all `expected` jobs (listings are eventually consistent). */
-async function timedList(side: Side, prefix: string, expected: number): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  while ((await side.list(prefix)) < expected) {
-    if (Date.now() > deadline) throw new Error(`visibility never showed ${expected} jobs`);
+/**
+ * Runs one phase for both sides in alternating chunks (order flipped every chunk), so that both meet the
+ * same server conditions (the dev server's background work after a burst weighs on whoever comes next).
+ */
+async function sideBySide(
+  sides: Side[],
+  ids: Record<Side['name'], string[]>,
+  op: (side: Side) => (id: string) => Promise<unknown>,
+  totals: Record<Side['name'], number>,
+): Promise<void> {
+  const n = ids[sides[0]!.name].length;
+  for (let from = 0, k = 0; from < n; from += CHUNK, k++) {
+    for (const side of k % 2 === 0 ? sides : [...sides].reverse()) {
+      totals[side.name] += await pool(ids[side.name].slice(from, from + CHUNK), op(side));
+    }
+  }
+}
+
+/** Waits until a listing shows `expected` jobs of `prefix` (listings are eventually consistent). */
+async function waitListed(side: Side, prefix: string, expected: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while ((await side.list(prefix)) !== expected) {
+    if (Date.now() > deadline) throw new Error(`visibility never showed ${expected} jobs of ${prefix}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  const start = performance.now();
-  const seen = await side.list(prefix);
-  const ms = performance.now() - start;
-  if (seen < expected) throw new Error(`listing lost jobs: ${seen} < ${expected}`);
-  return ms;
+}
+
+/** Times full listings, alternating sides, LIST_REPEAT times each. */
+async function timeLists(sides: Side[], prefixes: Record<Side['name'], string>, expected: number) {
+  const ms: Record<Side['name'], number> = { 'temporal-flow': 0, raw: 0 };
+  for (let i = 0; i < LIST_REPEAT; i++) {
+    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+      const start = performance.now();
+      const seen = await side.list(prefixes[side.name]);
+      ms[side.name] += performance.now() - start;
+      if (seen !== expected) throw new Error(`listing saw ${seen} jobs, expected ${expected}`);
+    }
+  }
+  return { 'temporal-flow': ms['temporal-flow'] / LIST_REPEAT, raw: ms.raw / LIST_REPEAT };
 }
 
 async function main(): Promise<void> {
@@ -117,53 +148,67 @@ async function main(): Promise<void> {
     remove: (id) => client.schedule.getHandle(id).delete(),
   };
 
-  const totals: Record<Side['name'], Record<Phase, number>> = {
-    'temporal-flow': { create: 0, describe: 0, list: 0, delete: 0 },
-    raw: { create: 0, describe: 0, list: 0, delete: 0 },
+  const sides = [ours, raw];
+  const zero = (): Record<Side['name'], number> => ({ 'temporal-flow': 0, raw: 0 });
+  const totals: Record<Phase, Record<Side['name'], number>> = {
+    create: zero(),
+    describe: zero(),
+    list: zero(),
+    delete: zero(),
   };
-  const listAt: Record<Side['name'], { small: number[]; full: number[] }> = {
-    'temporal-flow': { small: [], full: [] },
-    raw: { small: [], full: [] },
-  };
+  const listSmall = zero();
+  const listFull = zero();
 
-  console.log(`${N} jobs, ${ROUNDS} round(s) per side, ${CONCURRENCY} calls in flight`);
+  console.log(
+    `${N} jobs per side, ${ROUNDS} round(s), chunks of ${CHUNK} alternating sides, ${CONCURRENCY} calls in flight`,
+  );
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? [ours, raw] : [raw, ours];
-    for (const side of order) {
-      const prefix = `bench-${side.name}-${round}-${randomUUID().slice(0, 8)}-`;
-      const ids = Array.from({ length: N }, (_, i) => `${prefix}${String(i).padStart(5, '0')}`);
-      const t = totals[side.name];
-      t.create += await pool(ids.slice(0, LIST_SAMPLE), side.create);
-      listAt[side.name].small.push(await timedList(side, prefix, LIST_SAMPLE));
-      t.create += await pool(ids.slice(LIST_SAMPLE), side.create);
-      const full = await timedList(side, prefix, N);
-      listAt[side.name].full.push(full);
-      t.list += full;
-      t.describe += await pool(ids, side.describe);
-      t.delete += await pool(ids, side.remove);
-      // Wait until the listing is empty again, so the next round lists only its own jobs.
-      const deadline = Date.now() + 60_000;
-      while ((await side.list(prefix)) > 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
+    const tag = randomUUID().slice(0, 8);
+    const prefixes = { 'temporal-flow': `bench-tf-${tag}-`, raw: `bench-raw-${tag}-` };
+    const ids = {
+      'temporal-flow': Array.from({ length: N }, (_, i) => `${prefixes['temporal-flow']}${i}`),
+      raw: Array.from({ length: N }, (_, i) => `${prefixes.raw}${i}`),
+    };
+    const head = {
+      'temporal-flow': ids['temporal-flow'].slice(0, LIST_SAMPLE),
+      raw: ids.raw.slice(0, LIST_SAMPLE),
+    };
+    const tail = {
+      'temporal-flow': ids['temporal-flow'].slice(LIST_SAMPLE),
+      raw: ids.raw.slice(LIST_SAMPLE),
+    };
+    await sideBySide(sides, head, (s) => s.create, totals.create);
+    for (const side of sides) await waitListed(side, prefixes[side.name], LIST_SAMPLE);
+    const small = await timeLists(sides, prefixes, LIST_SAMPLE);
+    await sideBySide(sides, tail, (s) => s.create, totals.create);
+    for (const side of sides) await waitListed(side, prefixes[side.name], N);
+    const full = await timeLists(sides, prefixes, N);
+    for (const name of ['temporal-flow', 'raw'] as const) {
+      listSmall[name] += small[name] / ROUNDS;
+      listFull[name] += full[name] / ROUNDS;
+      totals.list[name] += full[name];
     }
+    await sideBySide(sides, ids, (s) => s.describe, totals.describe);
+    await sideBySide(sides, ids, (s) => s.remove, totals.delete);
+    for (const side of sides) await waitListed(side, prefixes[side.name], 0);
   }
 
   const rate = (ops: number, ms: number) => (ops * 1000) / ms;
   console.log('\nphase     temporal-flow ops/s      raw ops/s   ratio (ours/raw)');
   for (const phase of ['create', 'describe', 'list', 'delete'] as Phase[]) {
     // A listing returns N jobs: reported as jobs listed per second.
-    const oursRate = rate(N * ROUNDS, totals['temporal-flow'][phase]);
-    const rawRate = rate(N * ROUNDS, totals.raw[phase]);
+    const oursRate = rate(N * ROUNDS, totals[phase]['temporal-flow']);
+    const rawRate = rate(N * ROUNDS, totals[phase].raw);
     console.log(
       `${phase.padEnd(9)} ${oursRate.toFixed(0).padStart(19)} ${rawRate.toFixed(0).padStart(14)} ${(oursRate / rawRate).toFixed(2).padStart(18)}`,
     );
   }
-  const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  console.log(`\nfull listing time, ${LIST_SAMPLE} -> ${N} jobs:`);
+  console.log(
+    `\nfull listing time (each side lists the whole namespace: 2 x jobs), ${LIST_SAMPLE} -> ${N} jobs per side:`,
+  );
   for (const side of ['temporal-flow', 'raw'] as const) {
-    const [small, full] = [avg(listAt[side].small), avg(listAt[side].full)];
     console.log(
-      `${side.padEnd(14)} ${small.toFixed(1)} ms -> ${full.toFixed(1)} ms (x${(full / small).toFixed(1)} for x${(N / LIST_SAMPLE).toFixed(0)} jobs)`,
+      `${side.padEnd(14)} ${listSmall[side].toFixed(1)} ms -> ${listFull[side].toFixed(1)} ms (x${(listFull[side] / listSmall[side]).toFixed(1)} for x${(N / LIST_SAMPLE).toFixed(0)} jobs)`,
     );
   }
   await connection.close();

@@ -82,14 +82,13 @@ function toJob(view: ScheduleView): JobListing {
     return { foreign: true, ...base, ...(view.workflowType ? { workflowType: view.workflowType } : {}) };
   }
   const record = decodeJobRecord(view.attrs, view.actionMemo);
-  const derived = view.spec ? triggerFromSpec(view.spec) : { cron: [] };
   const timezone = record?.timezone ?? view.spec?.timezone ?? 'UTC';
   const unchanged = record ? specUnchanged(view, record.trigger, record.timezone) : true;
   return {
     foreign: false,
     ...base,
     pipeline: memo.pipeline,
-    trigger: record && unchanged ? record.trigger : derived,
+    trigger: record && unchanged ? record.trigger : view.spec ? triggerFromSpec(view.spec) : { cron: [] },
     timezone: unchanged ? timezone : view.spec?.timezone || 'UTC',
     policies: record?.policies ?? {},
     ...(record?.onError ? { onError: record.onError } : {}),
