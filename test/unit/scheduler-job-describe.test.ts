@@ -83,11 +83,32 @@ describe('jobs from schedule listings', () => {
       takenAt: new Date(),
       action: { type: 'startWorkflow' as const, workflow: { workflowId: 'w', firstExecutionRunId: 'r' } },
     };
+    const one = (n: number) => [{ start: n, end: n, step: 1 }];
+    // The calendar Temporal keeps for that single instant.
+    const spec = {
+      calendars: [
+        {
+          ...calendar,
+          hour: one(0),
+          dayOfMonth: one(1),
+          month: [{ start: 'JANUARY', end: 'JANUARY', step: 1 }],
+          year: one(2030),
+        },
+      ],
+      intervals: [],
+      skip: [],
+      timezone: 'UTC',
+    } as unknown as ScheduleSummary['spec'];
     const spent = summary({
+      spec,
       typedSearchAttributes: attrs,
       info: { recentActions: [action], nextActionTimes: [] },
     });
-    const pending = summary({ typedSearchAttributes: attrs });
+    const pending = summary({ spec, typedSearchAttributes: attrs });
+    expect(jobFromSummary(spent)).toMatchObject({
+      editedOutside: false,
+      trigger: { runAt: '2030-01-01T00:00:00Z' },
+    });
     expect(isSpentOneOff(jobFromSummary(spent))).toBe(true);
     expect(isSpentOneOff(jobFromSummary(pending))).toBe(false);
   });
