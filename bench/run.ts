@@ -20,14 +20,7 @@ async function main(): Promise<void> {
   let address = env.temporalAddress;
   let server: DevServer | undefined;
   if (!address) {
-    server = await DevServer.start({
-      home: env.home,
-      cliPath: env.temporalCli,
-      searchPath: env.path,
-      db: 'memory',
-      port: 0,
-      uiPort: false,
-    });
+    server = await DevServer.startEphemeral(env);
     address = server.address;
   }
   try {

@@ -37,6 +37,8 @@ export {
   validateTimezone,
   InvalidTriggerError,
   InvalidPolicyError,
+  previewTrigger,
+  parseCron,
 } from './schedule';
 export type {
   CronTrigger,
@@ -45,6 +47,13 @@ export type {
   OneOffTrigger,
   Trigger,
   JobPolicies,
+  CalendarFields,
+  CalendarRange,
+  CalendarValue,
+  DstWarning,
+  PreviewFireTime,
+  PreviewOptions,
+  TriggerPreview,
 } from './schedule';
 export { PipelineClient } from './client/pipeline-client';
 export type {

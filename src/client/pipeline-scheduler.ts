@@ -10,6 +10,7 @@ import { UnknownStepError } from '../pipeline/errors';
 import { compileTrigger, validateTimezone } from '../schedule/compile-trigger';
 import { InvalidTriggerError } from '../schedule/errors';
 import { compilePolicies } from '../schedule/policies';
+import { previewTrigger, type TriggerPreview } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { ForeignScheduleError, translateScheduleError } from './errors';
@@ -282,6 +283,17 @@ export class PipelineScheduler {
       await this.client.schedule.getHandle(jobId).update(() => update satisfies ScheduleUpdateOptions);
     }
     return jobId;
+  }
+
+  /**
+   * The next `n` fire times of a trigger after `from` (default now), in the trigger's time zone (else the
+   * scheduler's) and in UTC, computed locally exactly as the Temporal server will, plus a warning for every
+   * date in the next 12 months where DST makes the job skip a run or run twice. Nothing is created.
+   *
+   * @throws InvalidTriggerError for an invalid trigger, `n` or `from`.
+   */
+  preview(trigger: Trigger, n: number, opts: { from?: Date | string } = {}): TriggerPreview {
+    return previewTrigger(trigger, n, { ...opts, defaultTimezone: this.timezone });
   }
 }
 

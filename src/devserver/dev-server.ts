@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TflowEnv } from '../config';
 import { TFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { DevServerStartError, TemporalCliNotFoundError } from './errors';
 import { ensureTemporalCli, type TemporalCli } from './find-cli';
@@ -84,6 +85,21 @@ export class DevServer implements AsyncDisposable {
     readonly dbFile: string | undefined,
     readonly logFile: string,
   ) {}
+
+  /** A throw-away server (in memory, free port, no UI) configured from the environment: for tests and benchmarks. */
+  static async startEphemeral(
+    env: Pick<TflowEnv, 'home' | 'temporalCli' | 'path' | 'namespace'>,
+  ): Promise<DevServer> {
+    return DevServer.start({
+      home: env.home,
+      cliPath: env.temporalCli,
+      searchPath: env.path,
+      namespace: env.namespace,
+      db: 'memory',
+      port: 0,
+      uiPort: false,
+    });
+  }
 
   static async start(opts: DevServerOptions): Promise<DevServer> {
     const namespace = opts.namespace ?? 'default';

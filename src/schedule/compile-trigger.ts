@@ -3,9 +3,19 @@ import { IANAZone } from 'luxon';
 import { parseDuration } from '../pipeline/duration';
 import { PipelineSpecError } from '../pipeline/errors';
 import type { Duration } from '@temporalio/common';
-import { validateCron } from './cron';
+import { compileCalendars } from './calendar';
+import { MAX_YEAR, MIN_YEAR, MONTH_NAMES } from './cron-fields';
+import { parseCron } from './cron';
 import { InvalidTriggerError } from './errors';
-import type { CronTrigger, IntervalTrigger, OneOffTrigger, Trigger, TriggerKind } from './trigger-types';
+import type { FireSpec } from './fire-times';
+import type {
+  CalendarTrigger,
+  CronTrigger,
+  IntervalTrigger,
+  OneOffTrigger,
+  Trigger,
+  TriggerKind,
+} from './trigger-types';
 
 /** A trigger turned into Temporal's terms. */
 export interface CompiledTrigger {
@@ -14,6 +24,8 @@ export interface CompiledTrigger {
   timezone: string;
   /** Set for one-off jobs: the schedule takes one action, then is done. */
   remainingActions?: number;
+  /** What the spec means, for computing fire times locally ({@link previewTrigger}). */
+  fire: FireSpec;
 }
 
 /**
@@ -26,6 +38,14 @@ export function validateTimezone(tz: string, field = 'timezone'): string {
     throw new InvalidTriggerError(
       field,
       `${field} ${JSON.stringify(tz)} is not an IANA time zone name: write e.g. "UTC", "Europe/Paris", "America/New_York"`,
+    );
+  }
+  // Intl (and so luxon) ignores case, the Temporal server does not: "europe/paris" is unknown there.
+  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+  if (canonical !== tz && canonical.toLowerCase() === tz.toLowerCase()) {
+    throw new InvalidTriggerError(
+      field,
+      `${field} ${JSON.stringify(tz)} is spelt with the wrong case: the Temporal server only knows ${JSON.stringify(canonical)}`,
     );
   }
   return tz;
@@ -55,7 +75,13 @@ export function intervalMs(trigger: IntervalTrigger): number {
   if (trigger.every !== undefined && units.length > 0) {
     throw new InvalidTriggerError('every', `give either "every" or ${units.join('/')}, not both`);
   }
-  if (trigger.every !== undefined) return triggerDuration(trigger.every, 'every');
+  if (trigger.every !== undefined) {
+    const every = triggerDuration(trigger.every, 'every');
+    if (every < 1_000) {
+      throw new InvalidTriggerError('every', `an interval must be at least 1 second, got ${every} ms`);
+    }
+    return every;
+  }
   if (units.length === 0) {
     throw new InvalidTriggerError(
       'every',
@@ -73,6 +99,17 @@ export function intervalMs(trigger: IntervalTrigger): number {
   if (total < 1_000)
     throw new InvalidTriggerError('every', `an interval must be at least 1 second, got ${total} ms`);
   return Math.round(total);
+}
+
+/** Temporal counts intervals and offsets in whole seconds and silently drops the rest: refuse it instead. */
+function wholeSeconds(ms: number, field: string): number {
+  if (ms % 1000 !== 0) {
+    throw new InvalidTriggerError(
+      field,
+      `${field} ${ms} ms is not a whole number of seconds: Temporal counts intervals in seconds and would drop the ${ms % 1000} ms`,
+    );
+  }
+  return ms / 1000;
 }
 
 /** Which kind a trigger object is; throws when it mixes kinds or is none of them. */
@@ -113,6 +150,13 @@ function compileRunAt(trigger: OneOffTrigger): Date {
       `runAt ${JSON.stringify(raw)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2026-12-31T23:59:59Z"`,
     );
   }
+  const year = date.getUTCFullYear();
+  if (year < MIN_YEAR || year > MAX_YEAR) {
+    throw new InvalidTriggerError(
+      'runAt',
+      `runAt ${JSON.stringify(raw)} is outside the years Temporal schedules (${MIN_YEAR}-${MAX_YEAR})`,
+    );
+  }
   return date;
 }
 
@@ -133,23 +177,46 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
       const crons = (trigger as CronTrigger).cron;
       const list = Array.isArray(crons) ? crons : [crons];
       if (list.length === 0) throw new InvalidTriggerError('cron', 'cron needs at least one expression');
-      return { kind, timezone, spec: { cronExpressions: list.map(validateCron), timezone } };
+      const parsed = list.map(parseCron);
+      return {
+        kind,
+        timezone,
+        spec: { cronExpressions: parsed.map((p) => p.source), timezone },
+        fire: { timezone, calendars: parsed.map((p) => p.calendar), intervals: [] },
+      };
+    }
+    case 'calendar': {
+      const compiled = compileCalendars((trigger as CalendarTrigger).calendar);
+      return {
+        kind,
+        timezone,
+        spec: { calendars: compiled.map((c) => c.spec), timezone },
+        fire: { timezone, calendars: compiled.map((c) => c.calendar), intervals: [] },
+      };
     }
     case 'interval': {
       const t = trigger as IntervalTrigger;
       const every = intervalMs(t);
       const offset = t.offset === undefined ? 0 : triggerDuration(t.offset, 'offset', true);
+      const unit = (Object.keys(UNIT_MS) as (keyof typeof UNIT_MS)[]).find((u) => t[u] !== undefined);
+      const everySec = wholeSeconds(every, t.every !== undefined || !unit ? 'every' : unit);
+      const offsetSec = wholeSeconds(offset, 'offset');
       if (offset >= every) {
         throw new InvalidTriggerError(
           'offset',
           `offset (${offset} ms) must be shorter than the interval (${every} ms)`,
         );
       }
-      return { kind, timezone, spec: { intervals: [{ every, offset }], timezone } };
+      return {
+        kind,
+        timezone,
+        spec: { intervals: [{ every, offset }], timezone },
+        fire: { timezone, calendars: [], intervals: [{ everySec, offsetSec }] },
+      };
     }
     case 'once': {
       const at = compileRunAt(trigger as OneOffTrigger);
-      // One calendar match at that exact UTC instant, and one remaining action.
+      // One calendar match at that exact UTC second, and one remaining action.
       return {
         kind,
         timezone,
@@ -167,27 +234,8 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
           ],
           timezone: 'UTC',
         },
+        fire: { timezone, calendars: [], intervals: [], atSec: Math.floor(at.getTime() / 1000) },
       };
     }
-    case 'calendar':
-      throw new InvalidTriggerError(
-        'calendar',
-        'calendar triggers are not supported yet: use a cron expression',
-      );
   }
 }
-
-const MONTH_NAMES = [
-  'JANUARY',
-  'FEBRUARY',
-  'MARCH',
-  'APRIL',
-  'MAY',
-  'JUNE',
-  'JULY',
-  'AUGUST',
-  'SEPTEMBER',
-  'OCTOBER',
-  'NOVEMBER',
-  'DECEMBER',
-] as const;

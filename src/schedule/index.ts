@@ -14,3 +14,12 @@ export type {
   Trigger,
   TriggerKind,
 } from './trigger-types';
+export { parseCron } from './cron';
+export type { ParsedCron } from './cron';
+export { compileCalendar, compileCalendars } from './calendar';
+export type { CompiledCalendar } from './calendar';
+export { previewTrigger, MAX_PREVIEW } from './preview';
+export type { PreviewFireTime, PreviewOptions, TriggerPreview } from './preview';
+export type { DstWarning } from './dst';
+export type { FireSpec } from './fire-times';
+export type { CalendarRange } from './trigger-types';

@@ -55,9 +55,15 @@ const OVERLAPS = [
 ] as const;
 
 function instant(value: string | Date, field: string): Date {
-  const d = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(d.getTime()))
-    throw new InvalidPolicyError(field, `${field} ${JSON.stringify(value)} is not a date`);
+  // A string without an offset would be read in the client's local zone: refuse to guess.
+  const hasOffset = typeof value === 'string' && /(Z|[+-]\d\d:?\d\d)$/.test(value);
+  const d = value instanceof Date ? value : hasOffset ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(d.getTime())) {
+    throw new InvalidPolicyError(
+      field,
+      `${field} ${JSON.stringify(value)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"`,
+    );
+  }
   return d;
 }
 

@@ -12,14 +12,28 @@ export interface CronTrigger {
   timezone?: string;
 }
 
-/** Calendar fields as Temporal's `ScheduleSpec.calendars` takes them (e.g. `{ hour: 9, dayOfWeek: 'MONDAY' }`). */
+/**
+ * Calendar fields as Temporal's `ScheduleSpec.calendars` takes them (e.g. `{ hour: 9, dayOfWeek: 'MONDAY' }`).
+ * Absent fields take Temporal's defaults: second, minute, hour 0; the date fields every value. A list of
+ * calendars fires when any of them matches. See docs/cron-and-timezones.md.
+ */
 export interface CalendarTrigger {
   calendar: CalendarFields | CalendarFields[];
   timezone?: string;
 }
 
-/** A value of a calendar field: a number/name, a list of them, or `'*'`. */
-export type CalendarValue = number | string | (number | string)[];
+/** An inclusive range of a calendar field, e.g. `{ start: 'MONDAY', end: 'FRIDAY' }` or `{ start: 0, end: 59, step: 15 }`. */
+export interface CalendarRange {
+  start: number | string;
+  end?: number | string;
+  step?: number;
+}
+
+/**
+ * A value of a calendar field: a number; a name (`'MONDAY'`, `'MON'`, `'JANUARY'`, `'JAN'`); `'*'`; a
+ * cron-style expression without commas (`'9-17'`, `'*\/15'`, `'MON-FRI'`); a range object; or a list of them.
+ */
+export type CalendarValue = number | string | CalendarRange | (number | string | CalendarRange)[];
 
 export interface CalendarFields {
   second?: CalendarValue;

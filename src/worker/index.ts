@@ -12,3 +12,6 @@
 export { createWorker, WORKFLOWS_PATH } from './create-worker';
 export type { CreateWorkerOptions, Steps } from './create-worker';
 export type { RunFinishedEvent } from '../workflows/sinks';
+export { WorkerMetrics } from './metrics';
+export { serveMetrics } from './metrics-server';
+export type { MetricsServer, MetricsServerOptions } from './metrics-server';

@@ -25,6 +25,16 @@ const TRIGGERS: Trigger[] = [
   { cron: '0 30 2 * * * *', timezone: 'Australia/Sydney' },
   { cron: ['0 9 * * 1-5', '0 12 * * 6,7'] },
   { cron: '0 12 29 2 *' },
+  { calendar: { hour: [9, 17], minute: 30, dayOfWeek: { start: 'MONDAY', end: 'FRIDAY' } } },
+  { calendar: { second: '*/20', minute: 0, hour: 12 }, timezone: 'Asia/Kolkata' },
+  { calendar: { month: 'FEBRUARY', dayOfMonth: 29, hour: 12 } },
+  {
+    calendar: [
+      { hour: 8, dayOfWeek: 'SAT' },
+      { hour: 10, dayOfWeek: 'SUNDAY', comment: 'weekend' },
+    ],
+  },
+  { calendar: { minute: { start: 0, end: 59, step: 15 }, year: 2031, month: 'DEC' } },
   { every: '30s' },
   { every: '2h', offset: '1h' },
   { minutes: 5 },

@@ -11,6 +11,8 @@ declare module 'vitest' {
     temporalAddress: string;
     temporalNamespace: string;
     workflowBundlePath: string;
+    /** The Temporal CLI the suite found or installed ('' when TEMPORAL_ADDRESS was used). */
+    temporalCli: string;
   }
 }
 
@@ -24,15 +26,7 @@ export async function setup(project: TestProject): Promise<void> {
   const env = readEnv();
   let address = env.temporalAddress;
   if (!address) {
-    server = await DevServer.start({
-      home: env.home,
-      cliPath: env.temporalCli,
-      searchPath: env.path,
-      db: 'memory',
-      port: 0,
-      uiPort: false,
-      namespace: env.namespace,
-    });
+    server = await DevServer.startEphemeral(env);
     address = server.address;
   }
   const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
@@ -42,6 +36,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('temporalAddress', address);
   project.provide('temporalNamespace', env.namespace);
   project.provide('workflowBundlePath', bundlePath);
+  project.provide('temporalCli', server?.cli.path ?? env.temporalCli ?? '');
 }
 
 export async function teardown(): Promise<void> {

@@ -1,0 +1,91 @@
+/*
+ * `npm start`: the main job on the embedded default. Starts the Temporal dev server (SQLite under
+ * .tflow/, Web UI on), a worker with the example steps, and the example schedules; prints one line per
+ * finished run. Ctrl-C stops the worker, then the server. Set TEMPORAL_ADDRESS to use an existing server.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { PipelineScheduler } from '../src';
+import { readEnv } from '../src/config';
+import { DevServer } from '../src/devserver';
+import { createWorker, type RunFinishedEvent } from '../src/worker';
+import { EXAMPLE_JOBS, scheduleExamples } from './schedules';
+import { steps } from './steps';
+
+function formatRun(e: RunFinishedEvent): string {
+  const what = e.status === 'failed' ? `failed at step ${e.failedStep ?? '?'}` : e.status;
+  const skip = e.skipReason ? ` (${e.skipReason})` : '';
+  return `run ${e.pipeline}${e.jobId ? ` job=${e.jobId}` : ''}: ${what}${skip} in ${e.durationMs} ms [${e.workflowId}]`;
+}
+
+async function main(): Promise<void> {
+  const env = readEnv();
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+
+  let server: DevServer | undefined;
+  let address = env.temporalAddress;
+  if (!address) {
+    console.log('Starting the Temporal dev server...');
+    server = await DevServer.start({
+      home: env.home,
+      cliPath: env.temporalCli,
+      searchPath: env.path,
+      namespace: env.namespace,
+    });
+    address = server.address;
+    console.log(
+      `Temporal server: ${address} (store ${server.dbFile ?? 'in memory'}, CLI ${server.cli.path})`,
+    );
+    console.log(`Temporal UI:     ${server.uiUrl ?? '(disabled)'}`);
+  } else {
+    console.log(`Temporal server: ${address} (TEMPORAL_ADDRESS)`);
+  }
+
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace: env.namespace });
+  const worker = await createWorker({
+    connection: nativeConnection,
+    namespace: env.namespace,
+    taskQueue: env.taskQueue,
+    steps,
+    onRunFinished: (e) => console.log(formatRun(e)),
+  });
+  const running = worker.run();
+  console.log(`Worker:          task queue "${env.taskQueue}", steps ${Object.keys(steps).join(', ')}`);
+
+  const scheduler = new PipelineScheduler(client, { taskQueue: env.taskQueue, steps });
+  for (const jobId of await scheduleExamples(scheduler)) {
+    const d = await client.schedule.getHandle(jobId).describe();
+    console.log(`Job ${jobId}: next run ${d.info.nextActionTimes[0]?.toISOString() ?? 'none'}`);
+  }
+  // The health check's first interval may be up to 30 s away: run it once now so the first line shows at once.
+  await scheduler.triggerJob(EXAMPLE_JOBS.healthCheck);
+  console.log('Press Ctrl-C to stop.');
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('Stopping worker...');
+    worker.shutdown();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await running;
+  } finally {
+    await nativeConnection.close();
+    await connection.close();
+    if (server) {
+      console.log('Stopping Temporal server...');
+      await server.stop();
+    }
+    console.log('Stopped.');
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

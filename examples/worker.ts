@@ -1,0 +1,61 @@
+/*
+ * A worker process on its own, for a real cluster (docker-compose.yml runs it): connects to
+ * TEMPORAL_ADDRESS, serves the example steps on TFLOW_TASK_QUEUE until SIGTERM or Ctrl-C, with
+ * /metrics and /healthz on TFLOW_METRICS_PORT when set. Many of them may run against one cluster:
+ * Temporal starts each scheduled run once.
+ */
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import { readEnv } from '../src/config';
+import { createWorker, serveMetrics, WorkerMetrics, type MetricsServer } from '../src/worker';
+import { steps } from './steps';
+
+async function main(): Promise<void> {
+  const env = readEnv();
+  const address = env.temporalAddress ?? 'localhost:7233';
+  // The SDK's own metrics (task latencies, slots, polls) on a loopback port, appended to ours.
+  const sdkPort = env.metricsPort !== undefined ? env.metricsPort + 1 : undefined;
+  if (sdkPort !== undefined) {
+    Runtime.install({
+      telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } },
+    });
+  }
+  const metrics = new WorkerMetrics();
+  const connection = await NativeConnection.connect({ address });
+  const worker = await createWorker({
+    connection,
+    namespace: env.namespace,
+    taskQueue: env.taskQueue,
+    steps,
+    onRunFinished: (e) => {
+      metrics.recordRun(e);
+      console.log(JSON.stringify({ msg: 'run finished', ...e }));
+    },
+  });
+  let server: MetricsServer | undefined;
+  if (env.metricsPort !== undefined) {
+    server = await serveMetrics({
+      metrics,
+      worker,
+      port: env.metricsPort,
+      ...(sdkPort !== undefined ? { sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics` } : {}),
+    });
+  }
+  console.log(
+    JSON.stringify({
+      msg: 'worker started',
+      address,
+      namespace: env.namespace,
+      taskQueue: env.taskQueue,
+      metrics: server?.url,
+    }),
+  );
+  // The SDK's Worker shuts down gracefully on SIGINT/SIGTERM by default.
+  await worker.run();
+  await server?.close();
+  await connection.close();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,162 @@
+import type { CalendarSpec, Range } from '@temporalio/client';
+import {
+  DAY_NAMES,
+  FIELD_DEFAULTS,
+  FIELD_RULES,
+  MAX_YEAR,
+  MIN_YEAR,
+  MONTH_NAMES,
+  monthAbbrev,
+  SEVEN_FIELDS,
+  type CalendarFieldName,
+  type FieldRange,
+  type StructuredCalendar,
+} from './cron-fields';
+import { InvalidTriggerError } from './errors';
+import { parseField, rangeValues } from './field-parse';
+import { daysInMonth } from './zone-clock';
+import type { CalendarFields, CalendarValue } from './trigger-types';
+
+/*
+ * Calendar triggers: `{ hour: 9, dayOfWeek: 'MON-FRI' }` and friends, compiled to the TS SDK's CalendarSpec
+ * (explicit ranges, months and days as names) and checked with the same field parser as cron strings, so
+ * both syntaxes accept and reject exactly the same values. Absent fields take Temporal's defaults: second,
+ * minute and hour 0; day-of-month, month, day-of-week and year every value.
+ */
+
+/** A calendar checked and compiled: `spec` goes to Temporal, `calendar` is what it means (for preview). */
+export interface CompiledCalendar {
+  readonly spec: CalendarSpec;
+  readonly calendar: StructuredCalendar;
+}
+
+const MAX_COMMENT = 200;
+const KNOWN = new Set<string>([...SEVEN_FIELDS, 'comment']);
+const HINTS: Record<string, string> = {
+  day: 'dayOfMonth',
+  day_of_month: 'dayOfMonth',
+  day_of_week: 'dayOfWeek',
+  weekday: 'dayOfWeek',
+  dow: 'dayOfWeek',
+  days: 'dayOfMonth',
+  hours: 'hour',
+  minutes: 'minute',
+  seconds: 'second',
+  months: 'month',
+  week: 'dayOfWeek',
+};
+
+function fail(field: string, message: string): never {
+  throw new InvalidTriggerError(field, message);
+}
+
+/** Turns one item of a calendar value into a field expression the shared parser reads. */
+function itemExpression(item: unknown, where: string): string {
+  if (typeof item === 'number') return String(item);
+  if (typeof item === 'string') {
+    if (item.includes(','))
+      fail(where, `${where} item "${item}" has a comma: give a list as an array instead`);
+    return item;
+  }
+  if (typeof item === 'object' && item !== null && 'start' in item) {
+    const r = item as { start: unknown; end?: unknown; step?: unknown };
+    const start = itemExpression(r.start, where);
+    const end = r.end === undefined ? undefined : itemExpression(r.end, where);
+    if (r.step !== undefined && (typeof r.step !== 'number' || !Number.isInteger(r.step) || r.step < 1)) {
+      fail(where, `${where} step ${JSON.stringify(r.step)} must be a whole number of 1 or more`);
+    }
+    return `${start}${end === undefined ? '' : `-${end}`}${r.step === undefined ? '' : `/${r.step}`}`;
+  }
+  return fail(
+    where,
+    `${where} value ${JSON.stringify(item)} is not a number, a name, "*", a range { start, end, step } or a list of them`,
+  );
+}
+
+function parseValue(value: CalendarValue, name: CalendarFieldName, where: string): FieldRange[] {
+  const items = Array.isArray(value) ? value : [value];
+  if (items.length === 0) fail(where, `${where} is an empty list: omit it, or write "*" for every value`);
+  const expr = items.map((item) => itemExpression(item, where)).join(',');
+  return parseField(expr, FIELD_RULES[name], where, (message) => fail(where, message));
+}
+
+function toSdkRanges(
+  name: CalendarFieldName,
+  ranges: readonly FieldRange[],
+): CalendarSpec[keyof CalendarSpec] {
+  if (name === 'year' && ranges.length === 0) return '*';
+  const label = (v: number): number | string =>
+    name === 'month' ? MONTH_NAMES[v - 1]! : name === 'dayOfWeek' ? DAY_NAMES[v]! : v;
+  return ranges.map((r) => ({ start: label(r.start), end: label(r.end), step: r.step }) as Range<never>);
+}
+
+/**
+ * Refuses a calendar whose days never exist (February 30, April 31, February 29 in listed non-leap
+ * years): Temporal accepts it and silently never runs the job.
+ *
+ * @returns a sentence saying why, or undefined when some day exists.
+ */
+export function neverMatches(calendar: StructuredCalendar): string | undefined {
+  const years = calendar.year.length === 0 ? [2000] : rangeValues(calendar.year); // 2000 is a leap year
+  const months = rangeValues(calendar.month);
+  const days = rangeValues(calendar.dayOfMonth);
+  const exists = years.some((y) => months.some((m) => days.some((d) => d <= daysInMonth(m, y))));
+  if (exists || years.some((y) => y < MIN_YEAR || y > MAX_YEAR)) return undefined;
+  const monthList = months.map(monthAbbrev).join(', ');
+  return `${monthList} ${months.length === 1 ? 'has' : 'have'} no day ${days.join(', ')}${
+    calendar.year.length > 0 ? ` in ${years.join(', ')}` : ''
+  }, so Temporal would never run the job`;
+}
+
+/**
+ * Checks one calendar and compiles it.
+ *
+ * @param where how messages name it, e.g. `calendar` or `calendar[1]`.
+ * @throws InvalidTriggerError naming the bad field (e.g. `calendar.dayOfWeek`).
+ */
+export function compileCalendar(fields: CalendarFields, where = 'calendar'): CompiledCalendar {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
+    fail(where, `${where} must be an object such as { hour: 9, dayOfWeek: 'MON-FRI' }`);
+  }
+  const keys = Object.keys(fields).filter((k) => (fields as Record<string, unknown>)[k] !== undefined);
+  for (const key of keys) {
+    if (!KNOWN.has(key)) {
+      const hint = HINTS[key] ? `did you mean "${HINTS[key]}"? ` : '';
+      fail(`${where}.${key}`, `${where} has no field "${key}": ${hint}allowed: ${[...KNOWN].join(', ')}`);
+    }
+  }
+  if (keys.filter((k) => k !== 'comment').length === 0) {
+    fail(where, `${where} names no field: give at least one, e.g. { hour: 9, dayOfWeek: 'MONDAY' }`);
+  }
+  if (
+    fields.comment !== undefined &&
+    (typeof fields.comment !== 'string' || fields.comment.length > MAX_COMMENT)
+  ) {
+    fail(`${where}.comment`, `${where}.comment must be a string of at most ${MAX_COMMENT} characters`);
+  }
+  const calendar = {} as Record<CalendarFieldName, readonly FieldRange[]>;
+  const spec: Record<string, unknown> = {};
+  for (const name of SEVEN_FIELDS) {
+    const value = fields[name];
+    const ranges =
+      value === undefined
+        ? parseField(FIELD_DEFAULTS[name], FIELD_RULES[name], name, (m) => fail(where, m))
+        : parseValue(value, name, `${where}.${name}`);
+    calendar[name] = ranges;
+    if (value !== undefined) spec[name] = toSdkRanges(name, ranges);
+  }
+  if (fields.comment !== undefined) spec.comment = fields.comment;
+  const never = neverMatches(calendar);
+  if (never) fail(`${where}.dayOfMonth`, `${where}.dayOfMonth names no day that exists: ${never}`);
+  return { spec: spec, calendar };
+}
+
+/** Checks a calendar trigger's value (one calendar or a list: a time matches if any calendar does). */
+export function compileCalendars(value: CalendarFields | CalendarFields[]): CompiledCalendar[] {
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length === 0)
+    fail('calendar', 'calendar needs at least one entry, e.g. { hour: 9, dayOfWeek: "MONDAY" }');
+  return list.map((fields, i) =>
+    compileCalendar(fields, Array.isArray(value) ? `calendar[${i}]` : 'calendar'),
+  );
+}

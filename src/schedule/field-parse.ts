@@ -1,0 +1,149 @@
+import type { FieldRange, FieldRule } from './cron-fields';
+
+/*
+ * Parses one calendar field ("*", "5", "1-5", "*\/15", "10/5", "MON-FRI", "1,15,30") into ranges exactly as
+ * the Temporal server does (calendar.go makeRange), and rejects the constructs it would reject or misread
+ * (Quartz "?", "L", "W", "#") with a message saying what to write instead.
+ */
+
+/** Reports a parse error; `subject` is how the message names the field, e.g. `minute field`. */
+export type FailFn = (message: string) => never;
+
+const INTEGER = /^\d+$/;
+
+/** Reads one value: a whole number or (month, day-of-week) a name or a prefix Temporal accepts. */
+function parseValue(raw: string, rule: FieldRule, subject: string, fail: FailFn): number {
+  if (rule.names && /^[a-z]+$/i.test(raw)) {
+    const lower = raw.toLowerCase();
+    if (raw.length >= (rule.minPrefix ?? 1)) {
+      const i = rule.names.findIndex((name) => name.toLowerCase().startsWith(lower));
+      if (i >= 0) return i + (rule.nameBase ?? 0);
+    }
+    fail(
+      `${subject} name "${raw}" is not a ${rule.label} name: write ${rule.names
+        .map((n) => n.slice(0, 3))
+        .join(', ')} (or the full name)`,
+    );
+  }
+  if (!INTEGER.test(raw)) {
+    const names = rule.names ? ` or a name such as ${rule.names[1]!.slice(0, 3)}` : '';
+    fail(`${subject} value "${raw}" is not a number${names}`);
+  }
+  const n = Number(raw);
+  if (n < rule.min || n > rule.max) {
+    fail(`${subject} value "${raw}" is out of range ${rule.min}-${rule.max}`);
+  }
+  return n;
+}
+
+/** Rejects Quartz-only syntax before it reaches the range parser, with a useful message. */
+function rejectQuartz(part: string, rule: FieldRule, subject: string, fail: FailFn): void {
+  if (part.includes('?')) {
+    fail(`"?" in the ${subject} is Quartz syntax; Temporal has no "?": write "*"`);
+  }
+  if (part.includes('#')) {
+    fail(
+      `"#" (nth weekday, "${part}") in the ${subject} is Quartz syntax that Temporal does not support ` +
+        '(Temporal would read the rest of the string as a comment): for "the first Monday" write day-of-month ' +
+        '1-7 and day-of-week MON, e.g. "0 9 1-7 * MON" (Temporal matches both fields)',
+    );
+  }
+  const quartz = `"${part}" in the ${subject} is Quartz syntax that Temporal does not support`;
+  if (/^\w+L$/i.test(part) && rule.field === 'dayOfWeek') {
+    fail(
+      `${quartz} ("last <weekday> of the month"): use one calendar per month length, e.g. dayOfMonth '25-31' ` +
+        "with dayOfWeek 'FRIDAY' for 31-day months (Temporal requires both fields to match)",
+    );
+  }
+  if (/^\d*L$/i.test(part)) {
+    fail(
+      `${quartz} ("last day of the month"): Temporal has no "last day"; write the days explicitly, ` +
+        'e.g. day-of-month "28-31" with a check in the job, or one calendar per month length',
+    );
+  }
+  if (/^(LW|\d*W)$/i.test(part)) {
+    fail(
+      `${quartz} ("nearest weekday"): write the days you mean, e.g. "0 9 15 * MON-FRI" for the 15th when it is a weekday`,
+    );
+  }
+}
+
+/**
+ * Parses a field expression into Temporal's ranges.
+ *
+ * @param subject how messages name the field, e.g. `minute field` or `calendar.hour`.
+ */
+export function parseField(expr: string, rule: FieldRule, subject: string, fail: FailFn): FieldRange[] {
+  const text = expr.trim();
+  if (text === '') fail(`${subject} is empty: write "*" for every ${rule.label}`);
+  if (text === '*' && rule.field === 'year') return [];
+  const ranges: FieldRange[] = [];
+  let sawName = false;
+  let sawNumber = false;
+  for (const part of text.split(',')) {
+    if (part === '') fail(`${subject} "${text}" has an empty item between commas`);
+    rejectQuartz(part, rule, subject, fail);
+    const pieces = part.split('/');
+    if (pieces.length > 2) fail(`${subject} item "${part}" has more than one "/"`);
+    const [range, stepText] = pieces as [string, string | undefined];
+    let step = 1;
+    if (stepText !== undefined) {
+      if (!INTEGER.test(stepText) || Number(stepText) < 1) {
+        fail(`${subject} step "/${stepText}" must be a whole number of 1 or more`);
+      }
+      step = Number(stepText);
+    }
+    let start = rule.min;
+    let end = rule.max;
+    if (range !== '*') {
+      const bounds = range.split('-');
+      if (bounds.length > 2 || bounds.some((b) => b === '')) {
+        fail(
+          `${subject} item "${part}" is not a value or a range "low-high" (negative numbers are not allowed)`,
+        );
+      }
+      for (const b of bounds) {
+        if (/^[a-z]+$/i.test(b)) sawName = true;
+        else sawNumber = true;
+      }
+      start = parseValue(bounds[0]!, rule, subject, fail);
+      if (bounds.length === 2) {
+        end = parseValue(bounds[1]!, rule, subject, fail);
+        if (end < start) {
+          const wrap =
+            rule.field === 'dayOfWeek'
+              ? ' (for a range through Sunday write e.g. "FRI-SAT,SUN" or "5-7")'
+              : '';
+          fail(`${subject} range "${range}" goes backwards: write low-high${wrap}`);
+        }
+      } else if (stepText === undefined) {
+        end = start;
+      }
+    }
+    // Temporal reads a day-of-week 7 as Sunday (0): mirror how it rewrites the range.
+    if (rule.field === 'dayOfWeek' && end === 7) {
+      if ((7 - start) % step === 0 && (step > 1 || start > 1)) {
+        ranges.push({ start: 0, end: 0, step: 1 });
+        if (start === 7) continue;
+      }
+      end = 6;
+    }
+    ranges.push({ start, end, step });
+  }
+  if (rule.field === 'dayOfWeek' && sawName && sawNumber) {
+    fail(
+      `${subject} "${text}" mixes day names and numbers: numbers mean different days in cron (0 or 7 = Sunday, ` +
+        '1 = Monday) and in APScheduler (0 = Monday); write names only, e.g. "MON-FRI"',
+    );
+  }
+  return ranges;
+}
+
+/** Expands ranges into the set of values they match (for the matcher and for tests). */
+export function rangeValues(ranges: readonly FieldRange[]): number[] {
+  const out = new Set<number>();
+  for (const r of ranges) {
+    for (let v = r.start; v <= Math.max(r.start, r.end); v += Math.max(1, r.step)) out.add(v);
+  }
+  return [...out].sort((a, b) => a - b);
+}

@@ -1,0 +1,110 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { TFLOW_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+
+/*
+ * docker-compose.yml cannot run here (no Docker engine): check that it parses and that its services,
+ * ports and environment fit together, as `docker compose config` and a first `up` would.
+ */
+
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  depends_on?: Record<string, { condition: string }>;
+  environment?: Record<string, string>;
+  ports?: string[];
+  command?: string[];
+  healthcheck?: { test: string[] };
+}
+
+const root = path.resolve(__dirname, '../..');
+const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+};
+const services = compose.services;
+const svc = (name: string): Service => {
+  const s = services[name];
+  if (!s) throw new Error(`docker-compose.yml has no service "${name}"`);
+  return s;
+};
+
+describe('docker-compose.yml', () => {
+  it('has the cluster: PostgreSQL, Temporal, admin tools, UI and our worker', () => {
+    expect(Object.keys(services).sort()).toEqual([
+      'postgresql',
+      'temporal',
+      'temporal-admin-tools',
+      'temporal-ui',
+      'worker',
+    ]);
+    expect(svc('postgresql').image).toMatch(/^postgres:\d+$/);
+    expect(svc('temporal').image).toMatch(/^temporalio\/auto-setup:\d+\.\d+\.\d+$/);
+    expect(svc('temporal-admin-tools').image).toMatch(/^temporalio\/admin-tools:\d+\.\d+\.\d+$/);
+    expect(svc('temporal-ui').image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
+  });
+
+  it('uses the same server and admin-tools version', () => {
+    const version = (s: Service) => s.image?.split(':')[1];
+    expect(version(svc('temporal-admin-tools'))).toBe(version(svc('temporal')));
+  });
+
+  it('persists Temporal in the PostgreSQL service with matching credentials', () => {
+    const pg = svc('postgresql').environment!;
+    const t = svc('temporal').environment!;
+    expect(t.DB).toBe('postgres12');
+    expect(t.POSTGRES_SEEDS).toBe('postgresql');
+    expect(t.POSTGRES_USER).toBe(pg.POSTGRES_USER);
+    expect(t.POSTGRES_PWD).toBe(pg.POSTGRES_PASSWORD);
+    expect(t.DB_PORT).toBe('5432');
+    expect(Object.keys(compose.volumes)).toContain('postgresql-data');
+  });
+
+  it('points every client at the Temporal frontend it publishes', () => {
+    expect(svc('temporal').ports).toContain('7233:7233');
+    for (const name of ['temporal-admin-tools', 'temporal-ui', 'worker']) {
+      expect(svc(name).environment?.TEMPORAL_ADDRESS, name).toBe('temporal:7233');
+    }
+  });
+
+  it('starts services in order: each dependency exists, with a health check where it waits for health', () => {
+    for (const [name, s] of Object.entries(services)) {
+      for (const [dep, { condition }] of Object.entries(s.depends_on ?? {})) {
+        expect(services, `${name} depends on ${dep}`).toHaveProperty(dep);
+        if (condition === 'service_healthy')
+          expect(services[dep]!.healthcheck, `${dep} needs a healthcheck`).toBeDefined();
+      }
+    }
+    expect(svc('worker').depends_on).toEqual({
+      'temporal-admin-tools': { condition: 'service_completed_successfully' },
+    });
+  });
+
+  it('publishes each host port once', () => {
+    const hostPorts = Object.values(services).flatMap((s) => (s.ports ?? []).map((p) => p.split(':')[0]));
+    expect(new Set(hostPorts).size).toBe(hostPorts.length);
+    expect(svc('temporal-ui').ports).toEqual(['8080:8080']);
+  });
+
+  it('registers exactly the search attributes temporal-flow needs', () => {
+    const pairs = svc('temporal-admin-tools')
+      .environment!.TFLOW_SEARCH_ATTRIBUTES!.split(/\s+/)
+      .filter(Boolean);
+    expect(Object.fromEntries(pairs.map((p) => p.split('=')))).toEqual(TFLOW_SEARCH_ATTRIBUTES);
+    expect(svc('temporal-admin-tools').command?.[0]).toContain('temporal operator search-attribute create');
+  });
+
+  it('builds the worker from a Dockerfile whose command and sources exist', () => {
+    const build = svc('worker').build!;
+    const dockerfile = readFileSync(path.join(root, build.context, build.dockerfile), 'utf8');
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    const argv = JSON.parse(cmd!) as string[];
+    expect(existsSync(path.join(root, argv[argv.length - 1]!))).toBe(true);
+    for (const [, src] of dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm))
+      expect(existsSync(path.join(root, src!)), src).toBe(true);
+    expect(svc('worker').environment?.TFLOW_METRICS_PORT).toBe('9464');
+    expect(svc('worker').ports).toContain('9464:9464');
+  });
+});
