@@ -128,6 +128,46 @@ describe('jobs round-trip', () => {
     await scheduler.removeJob(jobId);
   });
 
+  it('rescheduleJob turns a job into a one-off and back; replaceExisting rewrites the record too', async () => {
+    const jobId = await scheduler.scheduleInterval(greet, {
+      jobId: t.uid('to-once'),
+      hours: 1,
+      paused: true,
+    });
+    await scheduler.rescheduleJob(jobId, { runAt: '2031-01-01T00:00:00Z' });
+    expect(await ours(jobId)).toMatchObject({
+      trigger: { runAt: '2031-01-01T00:00:00Z' },
+      remainingActions: 1,
+      nextRunTimes: [new Date('2031-01-01T00:00:00Z')],
+      editedOutside: false,
+    });
+    let raw = await t.client.schedule.getHandle(jobId).describe();
+    expect(raw.action.args?.[0]).toMatchObject({ job: { jobId, once: true } });
+
+    await scheduler.rescheduleJob(jobId, { every: '30m' });
+    const back = await ours(jobId);
+    expect(back).toMatchObject({ trigger: { every: '30m' }, editedOutside: false });
+    expect(back.remainingActions).toBeUndefined();
+    raw = await t.client.schedule.getHandle(jobId).describe();
+    expect((raw.action.args?.[0] as { job: object }).job).toEqual({ jobId });
+
+    await scheduler.schedule(greet, {
+      jobId,
+      cron: '15 6 * * *',
+      args: ['z'],
+      maxInstances: 2,
+      paused: true,
+      replaceExisting: true,
+    });
+    expect(await ours(jobId)).toMatchObject({
+      trigger: { cron: '15 6 * * *' },
+      args: ['z'],
+      policies: { maxInstances: 2 },
+      editedOutside: false,
+    });
+    await scheduler.removeJob(jobId);
+  });
+
   it('pauseJob and resumeJob set the state and the note', async () => {
     const jobId = await scheduler.scheduleInterval(greet, { jobId: t.uid('pause'), hours: 1 });
     expect((await ours(jobId)).paused).toBe(false);
