@@ -1,4 +1,9 @@
-import { WorkflowFailedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionInfo,
+} from '@temporalio/client';
 import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from '../workflows/search-attributes';
 import type { JobRun, JobRunStatus } from './job-types';
 
@@ -23,7 +28,7 @@ export function queryLiteral(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-function toRun(wf: WorkflowExecutionInfo): JobRun {
+function toRun(wf: Omit<WorkflowExecutionInfo, 'raw'>): JobRun {
   const outcome = wf.typedSearchAttributes.get(OUTCOME_SEARCH_ATTRIBUTE);
   const nominal = wf.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
   const skipReason =
@@ -56,12 +61,36 @@ async function failureOf(client: Client, run: JobRun): Promise<string | undefine
   }
 }
 
-/** The job's runs, newest first (by start time), at most `limit`, failed ones with their failure message. */
-export async function listJobRuns(client: Client, jobId: string, limit: number): Promise<JobRun[]> {
-  const runs: JobRun[] = [];
+/**
+ * The job's runs, newest first (by start time), at most `limit`, failed ones with their failure message.
+ *
+ * @param recent runs the schedule itself reports (its recent and running actions, strongly consistent):
+ * each one visibility does not show yet, or still shows as running, is described directly, so the newest
+ * runs are exact even while visibility lags.
+ */
+export async function listJobRuns(
+  client: Client,
+  jobId: string,
+  limit: number,
+  recent: { workflowId: string; runId: string }[] = [],
+): Promise<JobRun[]> {
+  const byRun = new Map<string, JobRun>();
   for await (const wf of client.workflow.list({ query: `TemporalScheduledById = ${queryLiteral(jobId)}` })) {
-    runs.push(toRun(wf));
+    byRun.set(wf.runId, toRun(wf));
   }
+  await Promise.all(
+    recent
+      .filter((r) => byRun.get(r.runId)?.status === undefined || byRun.get(r.runId)?.status === 'running')
+      .map(async (r) => {
+        try {
+          const wf = await client.workflow.getHandle(r.workflowId, r.runId).describe();
+          byRun.set(wf.runId, toRun(wf));
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+      }),
+  );
+  const runs = [...byRun.values()];
   runs.sort(
     (a, b) => b.startedAt.getTime() - a.startedAt.getTime() || a.workflowId.localeCompare(b.workflowId),
   );

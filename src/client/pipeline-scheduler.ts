@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
   type Client,
   type ScheduleDescription,
   type ScheduleUpdateOptions,
@@ -188,12 +189,26 @@ export class PipelineScheduler {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new InvalidTriggerError('limit', `limit must be a whole number of 1 or more, got ${limit}`);
     }
-    return listJobRuns(this.client, jobId, limit);
+    return listJobRuns(this.client, jobId, limit, await this.recentRuns(jobId));
   }
 
   /** Jobs, paused, running, next run, missed, skipped and failing jobs (describes every job). */
   async getStats(): Promise<JobStats> {
     return computeStats(this.client, await this.listJobs({ details: true }));
+  }
+
+  /** Runs the schedule reports itself (none when the job is gone: its history still answers). */
+  private async recentRuns(jobId: string): Promise<{ workflowId: string; runId: string }[]> {
+    try {
+      const d = await this.client.schedule.getHandle(jobId).describe();
+      return [
+        ...d.info.recentActions.map((a) => a.action.workflow),
+        ...d.info.runningActions.map((a) => a.workflow),
+      ].map((w) => ({ workflowId: w.workflowId, runId: w.firstExecutionRunId }));
+    } catch (err) {
+      if (err instanceof ScheduleNotFoundError) return [];
+      throw err;
+    }
   }
 
   private checkOnError(name: string): void {
