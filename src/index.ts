@@ -78,10 +78,24 @@ export type {
   CronJobOptions,
   IntervalJobOptions,
   OneOffJobOptions,
+  ModifyJobOptions,
 } from './client/pipeline-scheduler';
+export type {
+  ScheduledJob,
+  ForeignJob,
+  JobListing,
+  JobFilter,
+  JobRun,
+  JobRunStatus,
+  JobHistoryOptions,
+  JobStats,
+  JobCounters,
+  RecentRun,
+} from './client/job-types';
 export { JobAlreadyExistsError, JobNotFoundError, ForeignScheduleError } from './client/errors';
 export { PIPELINE_WORKFLOW_TYPE, PIPELINE_FAILED, PROGRESS_QUERY } from './workflows/run-types';
 export type {
+  JobErrorEvent,
   PipelineFailureDetails,
   PipelineProgress,
   PipelineRunInput,

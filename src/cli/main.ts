@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { readEnv } from '../config';
 import { TemporalFlowError } from '../errors';
+import { registerJobCommands } from './job-commands';
 import { registerServerCommands } from './server-commands';
 
 /** The `tflow` command. Each group of subcommands lives in its own file. */
@@ -9,7 +10,9 @@ export function buildProgram(): Command {
   const program = new Command('tflow')
     .description('temporal-flow: durable pipelines and schedules on Temporal')
     .showHelpAfterError();
-  registerServerCommands(program, readEnv());
+  const env = readEnv();
+  registerServerCommands(program, env);
+  registerJobCommands(program, env);
   return program;
 }
 

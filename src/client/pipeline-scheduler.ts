@@ -1,26 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import {
   ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
   type Client,
-  type ScheduleOptions,
+  type ScheduleDescription,
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
+import { UnknownStepError } from '../pipeline/errors';
 import { compileTrigger, validateTimezone } from '../schedule/compile-trigger';
-import { compilePolicies, type JobPolicies } from '../schedule/policies';
-import type {
-  CronTrigger,
-  CalendarTrigger,
-  IntervalTrigger,
-  OneOffTrigger,
-  Trigger,
-} from '../schedule/trigger-types';
-import { PIPELINE_WORKFLOW_TYPE, type RunJobContext } from '../workflows/run-types';
-import { translateScheduleError } from './errors';
-import { JOB_MEMO_KEY, type JobMemo } from './job-memo';
-import { checkKnownSteps, runStartOptions, stepNames } from './run-start';
 import { InvalidTriggerError } from '../schedule/errors';
+import { compilePolicies } from '../schedule/policies';
 import { previewTrigger, type TriggerPreview } from '../schedule/preview';
+import type { Trigger } from '../schedule/trigger-types';
+import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
+import { ForeignScheduleError, translateScheduleError } from './errors';
+import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
+import { listJobRuns } from './job-history';
+import { JOB_MEMO_KEY, isJobMemo } from './job-memo';
+import {
+  asGiven,
+  checkArgs,
+  splitOptions,
+  type CronJobOptions,
+  type IntervalJobOptions,
+  type JobOptions,
+  type ModifyJobOptions,
+  type OneOffJobOptions,
+} from './job-options';
+import { computeStats } from './job-stats';
+import type { JobFilter, JobHistoryOptions, JobListing, JobRun, JobStats } from './job-types';
+import { createOptions, modifyUpdate, rescheduleUpdate } from './job-write';
+import { checkKnownSteps, stepNames } from './run-start';
+
+export type { CronJobOptions, IntervalJobOptions, JobOptions, ModifyJobOptions, OneOffJobOptions };
 
 export interface PipelineSchedulerOptions {
   /** Task queue the workers poll. */
@@ -29,81 +42,22 @@ export interface PipelineSchedulerOptions {
   timezone?: string;
   /** The worker's steps (object or names): jobs naming another step are rejected before anything is created. */
   steps?: Record<string, unknown> | readonly string[];
+  /** Activity run on the worker when a scheduled run of any job fails for good (a job's own `onError` wins). */
+  onError?: string;
+  /** Close the client's connection on shutdown(). @default false (the connection belongs to the caller) */
+  closeConnectionOnShutdown?: boolean;
 }
 
-/** What every job takes besides its trigger. */
-export interface JobOptions extends JobPolicies {
-  /** Id of the job, which is the Temporal Schedule id. @default `<pipeline name>-<uuid>` */
-  jobId?: string;
-  /** Arguments of the pipeline's first step. @default [] */
-  args?: unknown[];
-  /** Free text shown with the job (the schedule's note). */
-  note?: string;
-  /** Create the job paused. @default false */
-  paused?: boolean;
-  /** When a job with this id exists, update it in place instead of failing (APScheduler's `replace_existing`). @default false */
-  replaceExisting?: boolean;
-}
-
-export type CronJobOptions = JobOptions & (CronTrigger | CalendarTrigger);
-export type IntervalJobOptions = JobOptions & IntervalTrigger;
-export type OneOffJobOptions = JobOptions & OneOffTrigger;
-
-const TRIGGER_KEYS = [
-  'cron',
-  'calendar',
-  'every',
-  'seconds',
-  'minutes',
-  'hours',
-  'days',
-  'weeks',
-  'offset',
-  'runAt',
-  'timezone',
-] as const;
-const JOB_KEYS = ['jobId', 'args', 'note', 'paused', 'replaceExisting'] as const;
-const POLICY_KEYS = [
-  'maxInstances',
-  'coalesce',
-  'misfireGraceTime',
-  'overlap',
-  'catchupWindow',
-  'pauseOnFailure',
-  'jitter',
-  'startAt',
-  'endAt',
-] as const;
-
-function splitOptions(opts: JobOptions & Trigger): {
-  trigger: Trigger;
-  job: JobOptions;
-  policies: JobPolicies;
-} {
-  const trigger: Record<string, unknown> = {};
-  const job: Record<string, unknown> = {};
-  const policies: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(opts)) {
-    if (value === undefined) continue;
-    if ((TRIGGER_KEYS as readonly string[]).includes(key)) trigger[key] = value;
-    else if ((JOB_KEYS as readonly string[]).includes(key)) job[key] = value;
-    else if ((POLICY_KEYS as readonly string[]).includes(key)) policies[key] = value;
-    else {
-      throw new InvalidTriggerError(
-        key,
-        `unknown job option "${key}"; allowed: ${[...TRIGGER_KEYS, ...JOB_KEYS, ...POLICY_KEYS].join(', ')}`,
-      );
-    }
-  }
-  return { trigger: trigger, job: job, policies: policies };
-}
+/** Describes several schedules at once, but not too many: a server is not a benchmark target. */
+const DESCRIBE_CONCURRENCY = 16;
 
 /**
  * Schedules pipelines as Temporal Schedules, with taskiq-flow's verbs and APScheduler's policies.
  *
  * ```ts
- * const scheduler = new PipelineScheduler(client, { taskQueue: 'pipelines', timezone: 'UTC' });
+ * await using scheduler = new PipelineScheduler(client, { taskQueue: 'pipelines', timezone: 'UTC' });
  * await scheduler.schedule(etl, { cron: '0 2 * * *', timezone: 'Europe/Paris', jobId: 'etl-nightly' });
+ * await scheduler.pauseJob('etl-nightly', 'maintenance');
  * ```
  */
 export class PipelineScheduler {
@@ -116,6 +70,22 @@ export class PipelineScheduler {
   ) {
     this.timezone = validateTimezone(options.timezone ?? 'UTC');
     this.knownSteps = stepNames(options.steps);
+    if (options.onError !== undefined) this.checkOnError(options.onError);
+  }
+
+  /** Checks that the server answers (taskiq-flow's `startup`). Optional: every verb connects lazily. */
+  async start(): Promise<void> {
+    await this.client.connection.ensureConnected();
+  }
+
+  /** Releases the connection when `closeConnectionOnShutdown` (taskiq-flow's `shutdown`). Jobs keep running: they live in Temporal. */
+  async shutdown(): Promise<void> {
+    if (this.options.closeConnectionOnShutdown) await this.client.connection.close();
+  }
+
+  /** `await using scheduler = new PipelineScheduler(...)` calls {@link PipelineScheduler.shutdown}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.shutdown();
   }
 
   /** Creates a cron or calendar job and returns its id. */
@@ -128,24 +98,84 @@ export class PipelineScheduler {
     return this.createJob(p, opts);
   }
 
-  /** Creates a one-off job: a schedule with a single action at `runAt`. */
+  /** Creates a one-off job: a schedule with a single action at `runAt`, deleted once that run ends. */
   async scheduleAt(p: PipelineLike, opts: OneOffJobOptions): Promise<string> {
     return this.createJob(p, opts);
   }
 
+  /**
+   * Lists jobs (one listing call per 1,000 schedules; `details: true` describes each for args and counters).
+   * Schedules not created by temporal-flow are listed as `{ foreign: true }`; one-off jobs that have run
+   * are left out. Listings are eventually consistent: a job created a moment ago may be missing.
+   */
+  async listJobs(filter: JobFilter = {}): Promise<JobListing[]> {
+    const jobs: JobListing[] = [];
+    for await (const summary of this.client.schedule.list()) {
+      const job = jobFromSummary(summary);
+      if (isSpentOneOff(job)) continue;
+      if (job.foreign && filter.includeForeign === false) continue;
+      if (filter.pipeline !== undefined && (job.foreign || job.pipeline !== filter.pipeline)) continue;
+      if (filter.paused !== undefined && job.paused !== filter.paused) continue;
+      jobs.push(job);
+    }
+    // Plain code-unit order: stable across locales, and far cheaper than localeCompare on 1,000s of ids.
+    jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (!filter.details) return jobs;
+    return this.describeAll(jobs.map((j) => j.id));
+  }
+
+  /** The job as created (trigger, time zone, args, policies, note, paused) plus next runs, recent runs, counters. */
+  async getJob(jobId: string): Promise<JobListing> {
+    return jobFromDescription(await this.describe(jobId));
+  }
+
+  /** Changes when a job runs (cron, interval, runAt, time zone); everything else is kept. */
+  async rescheduleJob(jobId: string, trigger: Trigger): Promise<void> {
+    const compiled = compileTrigger(asGiven(trigger), this.timezone);
+    await this.update(jobId, (d) => rescheduleUpdate(jobId, d, trigger, compiled));
+  }
+
+  /** Changes what a job runs and how (args, note, policies, onError); when it runs is kept. */
+  async modifyJob(jobId: string, changes: ModifyJobOptions): Promise<void> {
+    const { onError, args, note: _note, ...policyChanges } = changes;
+    // Validated before any call: an unknown key, bad args or bad policies change nothing.
+    splitOptions(policyChanges, { trigger: false, job: [] });
+    compilePolicies(policyChanges);
+    const checked = { ...changes, ...(args !== undefined ? { args: checkArgs(args) } : {}) };
+    if (typeof onError === 'string') this.checkOnError(onError);
+    await this.update(jobId, (d) => modifyUpdate(jobId, d, checked));
+  }
+
+  /** Pauses a job: no run starts until resumeJob(); a run in flight continues. */
+  async pauseJob(jobId: string, note?: string): Promise<void> {
+    await this.describeOurs(jobId);
+    await this.client.schedule.getHandle(jobId).pause(note ?? 'paused by temporal-flow');
+  }
+
+  /** Resumes a paused job. */
+  async resumeJob(jobId: string, note?: string): Promise<void> {
+    await this.describeOurs(jobId);
+    await this.client.schedule.getHandle(jobId).unpause(note ?? 'resumed by temporal-flow');
+  }
+
   /** Runs a job now, with the job's own overlap policy (the SDK's default would be ALLOW_ALL). */
   async triggerJob(jobId: string): Promise<void> {
-    const handle = this.client.schedule.getHandle(jobId);
-    try {
-      const description = await handle.describe();
-      await handle.trigger(description.policies.overlap);
-    } catch (err) {
-      translateScheduleError(err, jobId);
-    }
+    const d = await this.describeOurs(jobId);
+    await this.client.schedule.getHandle(jobId).trigger(d.policies.overlap);
+  }
+
+  /** Runs the occurrences of a past window `[from, to]`, with the job's overlap policy. */
+  async backfillJob(jobId: string, window: { from: Date | string; to: Date | string }): Promise<void> {
+    const start = instant(window.from, 'from');
+    const end = instant(window.to, 'to');
+    if (end <= start) throw new InvalidTriggerError('to', 'backfill "to" must be after "from"');
+    const d = await this.describeOurs(jobId);
+    await this.client.schedule.getHandle(jobId).backfill({ start, end, overlap: d.policies.overlap });
   }
 
   /** Deletes a job: future runs are cancelled; a run in flight continues. */
   async removeJob(jobId: string): Promise<void> {
+    await this.describeOurs(jobId);
     try {
       await this.client.schedule.getHandle(jobId).delete();
     } catch (err) {
@@ -153,55 +183,117 @@ export class PipelineScheduler {
     }
   }
 
+  /** The job's runs from Temporal visibility, newest first, skipped ones with their reason. */
+  async getHistory(jobId: string, opts: JobHistoryOptions = {}): Promise<JobRun[]> {
+    const limit = opts.limit ?? 20;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new InvalidTriggerError('limit', `limit must be a whole number of 1 or more, got ${limit}`);
+    }
+    return listJobRuns(this.client, jobId, limit, await this.recentRuns(jobId));
+  }
+
+  /** Jobs, paused, running, next run, missed, skipped and failing jobs (describes every job). */
+  async getStats(): Promise<JobStats> {
+    return computeStats(this.client, await this.listJobs({ details: true }));
+  }
+
+  /** Runs the schedule reports itself (none when the job is gone: its history still answers). */
+  private async recentRuns(jobId: string): Promise<{ workflowId: string; runId: string }[]> {
+    try {
+      const d = await this.client.schedule.getHandle(jobId).describe();
+      return [
+        ...d.info.recentActions.map((a) => a.action.workflow),
+        ...d.info.runningActions.map((a) => a.workflow),
+      ].map((w) => ({ workflowId: w.workflowId, runId: w.firstExecutionRunId }));
+    } catch (err) {
+      if (err instanceof ScheduleNotFoundError) return [];
+      throw err;
+    }
+  }
+
+  private checkOnError(name: string): void {
+    if (typeof name !== 'string' || name === '') {
+      throw new InvalidTriggerError(
+        'onError',
+        'onError must be the name of an activity registered on the worker',
+      );
+    }
+    if (this.knownSteps && !this.knownSteps.includes(name)) throw new UnknownStepError(name, this.knownSteps);
+  }
+
+  private async describe(jobId: string): Promise<ScheduleDescription> {
+    try {
+      return await this.client.schedule.getHandle(jobId).describe();
+    } catch (err) {
+      translateScheduleError(err, jobId);
+    }
+  }
+
+  /** Describes a job, refusing schedules temporal-flow did not create. */
+  private async describeOurs(jobId: string): Promise<ScheduleDescription> {
+    const d = await this.describe(jobId);
+    if (!isJobMemo(d.memo?.[JOB_MEMO_KEY]) || d.action.workflowType !== PIPELINE_WORKFLOW_TYPE) {
+      throw new ForeignScheduleError(jobId);
+    }
+    return d;
+  }
+
+  /** Updates one of our jobs from its current description (with Temporal's conflict token). */
+  private async update(jobId: string, fn: (d: ScheduleDescription) => ScheduleUpdateOptions): Promise<void> {
+    try {
+      await this.client.schedule.getHandle(jobId).update(fn);
+    } catch (err) {
+      translateScheduleError(err, jobId);
+    }
+  }
+
+  private async describeAll(ids: string[]): Promise<JobListing[]> {
+    const out: JobListing[] = new Array<JobListing>(ids.length);
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < ids.length; i = next++) {
+        try {
+          out[i] = jobFromDescription(await this.client.schedule.getHandle(ids[i]!).describe());
+        } catch {
+          // Deleted between the listing and the description: leave it out.
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DESCRIBE_CONCURRENCY, ids.length) }, lane));
+    return out.filter((j) => j !== undefined && !isSpentOneOff(j));
+  }
+
   /** Validates everything, then creates (or with replaceExisting, updates) the schedule in one call. */
   private async createJob(p: PipelineLike, opts: JobOptions & Trigger): Promise<string> {
-    const { trigger, job, policies: policyOptions } = splitOptions(opts);
+    const { trigger, job, policies: given } = splitOptions(opts);
     const spec = toPipelineSpec(p);
     checkKnownSteps(spec, this.knownSteps);
     const compiled = compileTrigger(trigger, this.timezone);
-    const policies = compilePolicies(policyOptions);
+    const policies = compilePolicies(given);
+    const args = checkArgs(job.args);
+    const onError = job.onError ?? this.options.onError;
+    if (job.onError !== undefined) this.checkOnError(job.onError);
     const jobId = job.jobId ?? `${spec.name}-${randomUUID()}`;
-    if (job.args !== undefined && !Array.isArray(job.args)) {
-      throw new InvalidTriggerError('args', 'args must be an array: the arguments of the first step');
-    }
-    const context: RunJobContext = {
+    const options = createOptions({
       jobId,
-      ...(policies.misfireGraceMs !== undefined ? { misfireGraceMs: policies.misfireGraceMs } : {}),
-      ...(policies.maxInstances > 1 ? { maxInstances: policies.maxInstances } : {}),
-    };
-    const options = {
-      scheduleId: jobId,
-      spec: {
-        ...compiled.spec,
-        ...(policies.startAt ? { startAt: policies.startAt } : {}),
-        ...(policies.endAt ? { endAt: policies.endAt } : {}),
-        ...(policies.jitterMs !== undefined ? { jitter: policies.jitterMs } : {}),
-      },
-      action: {
-        type: 'startWorkflow' as const,
-        workflowType: PIPELINE_WORKFLOW_TYPE,
-        workflowId: jobId,
-        taskQueue: this.options.taskQueue,
-        ...runStartOptions(spec, job.args ?? [], context),
-      },
-      policies: {
-        overlap: policies.overlap,
-        pauseOnFailure: policies.pauseOnFailure,
-        ...(policies.catchupWindowMs !== undefined ? { catchupWindow: policies.catchupWindowMs } : {}),
-      },
-      state: {
-        paused: job.paused ?? false,
-        ...(job.note !== undefined ? { note: job.note } : {}),
-        ...(compiled.remainingActions !== undefined ? { remainingActions: compiled.remainingActions } : {}),
-      },
-      memo: { [JOB_MEMO_KEY]: { v: 1, pipeline: spec.name } satisfies JobMemo },
-    } satisfies ScheduleOptions;
+      taskQueue: this.options.taskQueue,
+      spec,
+      args,
+      trigger,
+      compiled,
+      given,
+      policies,
+      onError,
+      paused: job.paused ?? false,
+      note: job.note,
+    });
 
     try {
       await this.client.schedule.create(options);
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning) || !job.replaceExisting)
         translateScheduleError(err, jobId);
+      await this.describeOurs(jobId);
       const { scheduleId: _id, memo: _memo, ...update } = options;
       await this.client.schedule.getHandle(jobId).update(() => update satisfies ScheduleUpdateOptions);
     }
@@ -218,4 +310,12 @@ export class PipelineScheduler {
   preview(trigger: Trigger, n: number, opts: { from?: Date | string } = {}): TriggerPreview {
     return previewTrigger(trigger, n, { ...opts, defaultTimezone: this.timezone });
   }
+}
+
+function instant(value: Date | string, field: string): Date {
+  const d = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(d.getTime())) {
+    throw new InvalidTriggerError(field, `backfill "${field}" ${JSON.stringify(value)} is not a date`);
+  }
+  return d;
 }

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { Worker, type NativeConnection, type WorkerOptions, type InjectedSinks } from '@temporalio/worker';
+import { TemporalFlowError } from '../errors';
 import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
+import { schedulerActivities } from '../activities/scheduler-activities';
 import { attemptInterceptor } from './attempt-interceptor';
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
@@ -40,6 +42,13 @@ export const WORKFLOWS_PATH = path.resolve(
  * `run()`, `runUntil()` and `shutdown()` work as Temporal users know them.
  */
 export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
+  const clash = Object.keys(opts.steps).filter((name) => name in schedulerActivities);
+  if (clash.length > 0) {
+    throw new TemporalFlowError(
+      'RESERVED_STEP_NAME',
+      `step name${clash.length > 1 ? 's' : ''} ${clash.map((n) => `"${n}"`).join(', ')} ${clash.length > 1 ? 'clash' : 'clashes'} with temporal-flow's built-in activities: rename the step`,
+    );
+  }
   const sinks: InjectedSinks<TflowSinks> = {
     tflow: {
       runFinished: {
@@ -53,7 +62,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue,
-    activities: { ...opts.steps },
+    activities: { ...opts.steps, ...schedulerActivities },
     interceptors: {
       ...opts.workerOptions?.interceptors,
       // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.

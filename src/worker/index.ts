@@ -15,3 +15,6 @@ export type { RunFinishedEvent } from '../workflows/sinks';
 export { WorkerMetrics } from './metrics';
 export { serveMetrics } from './metrics-server';
 export type { MetricsServer, MetricsServerOptions } from './metrics-server';
+/** Built-in activities of the scheduler (per-job semaphore, one-off clean-up), for workers not made by createWorker(). */
+export { schedulerActivities } from '../activities/scheduler-activities';
+export type { JobErrorEvent } from '../workflows/run-types';

@@ -1,6 +1,10 @@
 // Entry point bundled by the worker: export workflow functions only (and types).
-export { pipelineWorkflow, progressQuery } from './pipeline-workflow';
+// `pipelineWorkflow` is the interpreter wrapped with the job guards (misfire, maxInstances, onError).
+export { pipelineWorkflow } from './scheduled-pipeline-workflow';
+export { progressQuery } from './pipeline-workflow';
+export { jobSemaphoreWorkflow } from './job-semaphore-workflow';
 export type {
+  JobErrorEvent,
   PipelineFailureDetails,
   PipelineProgress,
   PipelineRunInput,

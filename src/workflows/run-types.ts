@@ -27,6 +27,24 @@ export interface RunJobContext {
   misfireGraceMs?: number;
   /** Concurrency bound enforced by the per-job semaphore when above 1. */
   maxInstances?: number;
+  /** Name of an activity the run calls with a {@link JobErrorEvent} when it fails for good. */
+  onError?: string;
+  /** A one-off job: the run that used the schedule's last action deletes the schedule when it ends. */
+  once?: boolean;
+}
+
+/** What the `onError` activity of a job receives when a scheduled run fails for good. */
+export interface JobErrorEvent {
+  jobId: string;
+  pipeline: string;
+  workflowId: string;
+  runId: string;
+  /** Message of the failure. */
+  message: string;
+  /** Failure type, e.g. `PipelineFailed`. */
+  type?: string;
+  /** Details of the failure (for `PipelineFailed`: {@link PipelineFailureDetails}). */
+  details?: unknown;
 }
 
 /** Input of {@link PIPELINE_WORKFLOW_TYPE}. */

@@ -10,9 +10,30 @@ export const PIPELINE_SEARCH_ATTRIBUTE = defineSearchAttributeKey(
   SearchAttributeType.KEYWORD,
 );
 
+/**
+ * How a scheduled run ended when it did not run its steps: `skipped:misfire` or `skipped:max-instances`.
+ * Upserted by the run itself, so that the job's history (a visibility query) shows skipped runs and why.
+ */
+export const OUTCOME_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowOutcome', SearchAttributeType.KEYWORD);
+
+/**
+ * On schedules: the job as the user gave it (trigger, policies, onError), as JSON. A search attribute
+ * rather than the memo because a schedule's memo cannot be updated, and rather than the action because
+ * schedule listings include search attributes but not the action's arguments.
+ */
+export const JOB_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowJob', SearchAttributeType.KEYWORD);
+
+/** Temporal's own: the nominal time of a scheduled run (set by the schedule, read by the misfire guard). */
+export const SCHEDULED_START_TIME_ATTRIBUTE = defineSearchAttributeKey(
+  'TemporalScheduledStartTime',
+  SearchAttributeType.DATETIME,
+);
+
 /** Every custom search attribute the project needs, with its Temporal type name. */
 export const TFLOW_SEARCH_ATTRIBUTES: Readonly<
   Record<string, 'Keyword' | 'Text' | 'Int' | 'Datetime' | 'Bool'>
 > = {
   TflowPipeline: 'Keyword',
+  TflowOutcome: 'Keyword',
+  TflowJob: 'Keyword',
 };

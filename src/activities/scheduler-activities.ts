@@ -1,0 +1,69 @@
+import { Context } from '@temporalio/activity';
+import { ScheduleNotFoundError, WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  acquireSlotUpdate,
+  JOB_SEMAPHORE_WORKFLOW_TYPE,
+  semaphoreWorkflowId,
+  type SemaphoreState,
+  type SlotHolder,
+  type SlotRequest,
+} from '../workflows/job-semaphore-defs';
+
+/*
+ * Built-in activities of the scheduler, registered on every worker by createWorker(). Their names are
+ * persisted in histories: never rename one. They use the worker's own client (Context.current().client).
+ */
+
+/**
+ * Asks the job's semaphore for a slot, starting the semaphore workflow if it is not running
+ * (update-with-start, so there is one per job id and no race between the first runs).
+ */
+export async function tflowAcquireSlot(req: SlotRequest & { jobId: string }): Promise<boolean> {
+  const ctx = Context.current();
+  const { jobId, ...request } = req;
+  const startWorkflowOperation = new WithStartWorkflowOperation(JOB_SEMAPHORE_WORKFLOW_TYPE, {
+    workflowId: semaphoreWorkflowId(jobId),
+    taskQueue: ctx.info.taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    args: [{ holders: [] } satisfies SemaphoreState],
+  });
+  return ctx.client.workflow.executeUpdateWithStart(acquireSlotUpdate, {
+    args: [request],
+    startWorkflowOperation,
+  });
+}
+
+/** Which of these runs are still running (a run that was terminated never released its slot). */
+export async function tflowLiveHolders(holders: SlotHolder[]): Promise<string[]> {
+  const { client } = Context.current();
+  const alive: string[] = [];
+  for (const h of holders) {
+    try {
+      const d = await client.workflow.getHandle(h.workflowId, h.runId).describe();
+      if (d.status.name === 'RUNNING') alive.push(`${h.workflowId}/${h.runId}`);
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+  return alive;
+}
+
+/**
+ * Deletes a one-off job once its single action is used, so that it leaves listJobs(). A manual trigger
+ * does not use the action, so a triggered run leaves the job in place.
+ */
+export async function tflowFinishOneOff(jobId: string): Promise<boolean> {
+  const handle = Context.current().client.schedule.getHandle(jobId);
+  try {
+    const d = await handle.describe();
+    if (d.state.remainingActions !== 0 || d.info.runningActions.length > 1) return false;
+    await handle.delete();
+    return true;
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** The built-in activities, as createWorker() registers them. */
+export const schedulerActivities = { tflowAcquireSlot, tflowLiveHolders, tflowFinishOneOff };

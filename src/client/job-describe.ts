@@ -1,0 +1,149 @@
+import type {
+  ScheduleDescription,
+  ScheduleExecutionResult,
+  ScheduleSpecDescription,
+  ScheduleSummary,
+} from '@temporalio/client';
+import type { TypedSearchAttributes } from '@temporalio/common';
+import { compileTrigger } from '../schedule/compile-trigger';
+import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-types';
+import { isJobMemo } from './job-memo';
+import { decodeJobRecord } from './job-record';
+import { actualFingerprint, expectedFingerprint, triggerFromSpec } from './job-spec-match';
+import type { JobListing, RecentRun, ScheduledJob } from './job-types';
+
+/*
+ * Turns what Temporal says about a schedule (a listing entry or a full description) into a job. Pure:
+ * no calls to Temporal here, so the scheduler decides how many calls a verb costs.
+ */
+
+interface ScheduleView {
+  id: string;
+  memo: Record<string, unknown> | undefined;
+  attrs: TypedSearchAttributes | undefined;
+  actionMemo?: Record<string, unknown> | undefined;
+  spec: ScheduleSpecDescription | undefined;
+  workflowType: string | undefined;
+  paused: boolean;
+  note: string | undefined;
+  recentActions: ScheduleExecutionResult[];
+  nextActionTimes: Date[];
+}
+
+function recentRuns(actions: ScheduleExecutionResult[]): RecentRun[] {
+  return actions
+    .map((a) => ({
+      scheduledAt: a.scheduledAt,
+      startedAt: a.takenAt,
+      workflowId: a.action.workflow.workflowId,
+      runId: a.action.workflow.firstExecutionRunId,
+    }))
+    .reverse();
+}
+
+/**
+ * Fingerprints of stored triggers, by trigger and time zone: a listing of 1,000 jobs holds few distinct
+ * triggers, and compiling one (time zone validation included) costs far more than a lookup.
+ */
+const expectedCache = new Map<string, string | null>();
+const EXPECTED_CACHE_SIZE = 1_000;
+
+function expectedOf(trigger: ScheduledJob['trigger'], timezone: string): string | null {
+  const key = `${timezone} ${JSON.stringify(trigger)}`;
+  let value = expectedCache.get(key);
+  if (value === undefined) {
+    try {
+      value = expectedFingerprint(compileTrigger(trigger, timezone).spec);
+    } catch {
+      value = null;
+    }
+    if (expectedCache.size >= EXPECTED_CACHE_SIZE) expectedCache.clear();
+    expectedCache.set(key, value);
+  }
+  return value;
+}
+
+/** True when the spec still means what the stored trigger compiles to. */
+function specUnchanged(view: ScheduleView, trigger: ScheduledJob['trigger'], timezone: string): boolean {
+  if (!view.spec) return true;
+  return expectedOf(trigger, timezone) === actualFingerprint(view.spec);
+}
+
+function toJob(view: ScheduleView): JobListing {
+  const base = {
+    id: view.id,
+    paused: view.paused,
+    ...(view.note ? { note: view.note } : {}),
+    nextRunTimes: view.nextActionTimes,
+    recentRuns: recentRuns(view.recentActions),
+  };
+  const memo = view.memo?.tflow;
+  if (!isJobMemo(memo) || view.workflowType !== PIPELINE_WORKFLOW_TYPE) {
+    return { foreign: true, ...base, ...(view.workflowType ? { workflowType: view.workflowType } : {}) };
+  }
+  const record = decodeJobRecord(view.attrs, view.actionMemo);
+  const timezone = record?.timezone ?? view.spec?.timezone ?? 'UTC';
+  const unchanged = record ? specUnchanged(view, record.trigger, record.timezone) : true;
+  return {
+    foreign: false,
+    ...base,
+    pipeline: memo.pipeline,
+    trigger: record && unchanged ? record.trigger : view.spec ? triggerFromSpec(view.spec) : { cron: [] },
+    timezone: unchanged ? timezone : view.spec?.timezone || 'UTC',
+    policies: record?.policies ?? {},
+    ...(record?.onError ? { onError: record.onError } : {}),
+    editedOutside: !unchanged,
+    ...(record && !unchanged ? { givenTrigger: record.trigger } : {}),
+  };
+}
+
+/** A job from a listing entry (no args, no counters: listings do not carry them). */
+export function jobFromSummary(s: ScheduleSummary): JobListing {
+  return toJob({
+    id: s.scheduleId,
+    memo: s.memo,
+    attrs: s.typedSearchAttributes,
+    spec: s.spec,
+    workflowType: s.action?.workflowType,
+    paused: s.state.paused,
+    note: s.state.note,
+    recentActions: s.info.recentActions,
+    nextActionTimes: s.info.nextActionTimes,
+  });
+}
+
+/** A job from a full description, with args, counters and remaining actions. */
+export function jobFromDescription(d: ScheduleDescription): JobListing {
+  const job = toJob({
+    id: d.scheduleId,
+    memo: d.memo,
+    attrs: d.typedSearchAttributes,
+    actionMemo: d.action.memo,
+    spec: d.spec,
+    workflowType: d.action.workflowType,
+    paused: d.state.paused,
+    note: d.state.note,
+    recentActions: d.info.recentActions,
+    nextActionTimes: d.info.nextActionTimes,
+  });
+  if (job.foreign) return job;
+  const input = d.action.args?.[0] as PipelineRunInput | undefined;
+  return {
+    ...job,
+    args: input?.args ?? [],
+    counters: {
+      actionsTaken: d.info.numActionsTaken,
+      skippedOverlap: d.info.numActionsSkippedOverlap,
+      missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
+      running: d.info.runningActions.length,
+    },
+    ...(d.state.remainingActions !== undefined ? { remainingActions: d.state.remainingActions } : {}),
+    createdAt: d.info.createdAt,
+    ...(d.info.lastUpdatedAt ? { updatedAt: d.info.lastUpdatedAt } : {}),
+  };
+}
+
+/** A one-off job that has used its single run: gone for the user, even before its clean-up deletes it. */
+export function isSpentOneOff(job: JobListing): boolean {
+  return !job.foreign && 'runAt' in job.trigger && job.nextRunTimes.length === 0 && job.recentRuns.length > 0;
+}

@@ -1,0 +1,146 @@
+import type { ScheduleOptions } from '@temporalio/client';
+import type { CompiledTrigger } from '../schedule/compile-trigger';
+import { InvalidTriggerError } from '../schedule/errors';
+import type { CompiledPolicies, JobPolicies } from '../schedule/policies';
+import type {
+  CronTrigger,
+  CalendarTrigger,
+  IntervalTrigger,
+  OneOffTrigger,
+  Trigger,
+} from '../schedule/trigger-types';
+import type { RunJobContext } from '../workflows/run-types';
+
+/*
+ * Job options as users write them, and the pure pieces that turn them into a Temporal ScheduleOptions.
+ * Shared by creation, rescheduleJob and modifyJob, so that each verb recomputes exactly its own part.
+ */
+
+/** What every job takes besides its trigger. */
+export interface JobOptions extends JobPolicies {
+  /** Id of the job, which is the Temporal Schedule id. @default `<pipeline name>-<uuid>` */
+  jobId?: string;
+  /** Arguments of the pipeline's first step. @default [] */
+  args?: unknown[];
+  /** Free text shown with the job (the schedule's note). */
+  note?: string;
+  /** Create the job paused. @default false */
+  paused?: boolean;
+  /** When a job with this id exists, update it in place instead of failing (APScheduler's `replace_existing`). @default false */
+  replaceExisting?: boolean;
+  /**
+   * Name of an activity registered on the worker, run durably by the workflow with a `JobErrorEvent` when
+   * a scheduled run fails for good. @default the scheduler's `onError`
+   */
+  onError?: string;
+}
+
+export type CronJobOptions = JobOptions & (CronTrigger | CalendarTrigger);
+export type IntervalJobOptions = JobOptions & IntervalTrigger;
+export type OneOffJobOptions = JobOptions & OneOffTrigger;
+
+/** What modifyJob() can change: what runs and how, never when. */
+export interface ModifyJobOptions extends JobPolicies {
+  args?: unknown[];
+  note?: string;
+  /** An activity name, or null to remove the job's onError. */
+  onError?: string | null;
+}
+
+export const TRIGGER_KEYS = [
+  'cron',
+  'calendar',
+  'every',
+  'seconds',
+  'minutes',
+  'hours',
+  'days',
+  'weeks',
+  'offset',
+  'runAt',
+  'timezone',
+] as const;
+const JOB_KEYS = ['jobId', 'args', 'note', 'paused', 'replaceExisting', 'onError'] as const;
+export const POLICY_KEYS = [
+  'maxInstances',
+  'coalesce',
+  'misfireGraceTime',
+  'overlap',
+  'catchupWindow',
+  'pauseOnFailure',
+  'jitter',
+  'startAt',
+  'endAt',
+] as const;
+
+const has = (keys: readonly string[], key: string) => keys.includes(key);
+
+/** Splits job options into trigger, job and policy parts; an unknown key is an error naming the allowed ones. */
+export function splitOptions(
+  opts: JobOptions & Trigger,
+  allowed: { trigger: boolean; job: readonly string[] } = { trigger: true, job: JOB_KEYS },
+): { trigger: Trigger; job: JobOptions; policies: JobPolicies } {
+  const trigger: Record<string, unknown> = {};
+  const job: Record<string, unknown> = {};
+  const policies: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(opts)) {
+    if (value === undefined) continue;
+    if (allowed.trigger && has(TRIGGER_KEYS, key)) trigger[key] = value;
+    else if (has(allowed.job, key)) job[key] = value;
+    else if (has(POLICY_KEYS, key)) policies[key] = value;
+    else {
+      const names = [...(allowed.trigger ? TRIGGER_KEYS : []), ...allowed.job, ...POLICY_KEYS];
+      throw new InvalidTriggerError(key, `unknown job option "${key}"; allowed: ${names.join(', ')}`);
+    }
+  }
+  return { trigger, job, policies };
+}
+
+/** Checks `args`: the arguments of the first step, as an array. */
+export function checkArgs(args: unknown): unknown[] {
+  if (args === undefined) return [];
+  if (!Array.isArray(args)) {
+    throw new InvalidTriggerError('args', 'args must be an array: the arguments of the first step');
+  }
+  return args;
+}
+
+/** The trigger and policies as given, made JSON-safe (dates as ISO strings) for the job record. */
+export function asGiven<T extends object>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** The schedule spec: the compiled trigger plus the spec-level policies (startAt, endAt, jitter). */
+export function scheduleSpec(compiled: CompiledTrigger, policies: CompiledPolicies): ScheduleOptions['spec'] {
+  return {
+    ...compiled.spec,
+    ...(policies.startAt ? { startAt: policies.startAt } : {}),
+    ...(policies.endAt ? { endAt: policies.endAt } : {}),
+    ...(policies.jitterMs !== undefined ? { jitter: policies.jitterMs } : {}),
+  };
+}
+
+/** The schedule policies in Temporal's terms. */
+export function schedulePolicies(policies: CompiledPolicies): NonNullable<ScheduleOptions['policies']> {
+  return {
+    overlap: policies.overlap,
+    pauseOnFailure: policies.pauseOnFailure,
+    ...(policies.catchupWindowMs !== undefined ? { catchupWindow: policies.catchupWindowMs } : {}),
+  };
+}
+
+/** What each scheduled run knows of its job (the workflow enforces misfire, maxInstances, onError, once). */
+export function runJobContext(
+  jobId: string,
+  policies: CompiledPolicies,
+  once: boolean,
+  onError: string | undefined,
+): RunJobContext {
+  return {
+    jobId,
+    ...(policies.misfireGraceMs !== undefined ? { misfireGraceMs: policies.misfireGraceMs } : {}),
+    ...(policies.maxInstances > 1 ? { maxInstances: policies.maxInstances } : {}),
+    ...(onError ? { onError } : {}),
+    ...(once ? { once: true } : {}),
+  };
+}

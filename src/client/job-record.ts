@@ -1,0 +1,63 @@
+import type { TypedSearchAttributes } from '@temporalio/common';
+import type { JobPolicies } from '../schedule/policies';
+import type { Trigger } from '../schedule/trigger-types';
+import { JOB_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
+
+/*
+ * The job as the user gave it, so that getJob() returns it exactly and rescheduleJob()/modifyJob() can
+ * change it (a schedule's own memo cannot be updated). Kept twice, both updated by every write:
+ * - in the action's memo (`tflowJob`), read by describe, which is strongly consistent;
+ * - in the schedule's `TflowJob` search attribute (JSON), read by listings, which carry no action details.
+ *   Schedule search attributes are served from visibility, so they lag a write by a moment.
+ * Persisted: add fields only.
+ */
+
+/** Key of the record in the action's memo (each run started by the job carries it too). */
+export const ACTION_MEMO_KEY = 'tflowJob';
+
+export interface JobRecord {
+  v: 1;
+  /** The trigger as given (dates as ISO strings). */
+  trigger: Trigger;
+  /** The trigger's time zone, resolved with the scheduler's default. */
+  timezone: string;
+  /** The policies as given (dates as ISO strings). */
+  policies: JobPolicies;
+  /** Activity run on the worker when a scheduled run fails for good. */
+  onError?: string;
+}
+
+/** Longest record accepted: Temporal's default limit on a search attribute value is 2 KB. */
+const MAX_RECORD_CHARS = 2_000;
+
+/** Encodes a record; returns undefined when too long to store (the job then lists its derived trigger). */
+export function encodeJobRecord(record: JobRecord): string | undefined {
+  const text = JSON.stringify(record);
+  return text.length <= MAX_RECORD_CHARS ? text : undefined;
+}
+
+function isJobRecord(value: unknown): value is JobRecord {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as JobRecord).v === 1 &&
+    typeof (value as JobRecord).trigger === 'object'
+  );
+}
+
+/** The record from the action's memo (describe) or else from the search attribute (listings). */
+export function decodeJobRecord(
+  attrs: TypedSearchAttributes | undefined,
+  actionMemo?: Record<string, unknown>,
+): JobRecord | undefined {
+  const fromMemo = actionMemo?.[ACTION_MEMO_KEY];
+  if (isJobRecord(fromMemo)) return fromMemo;
+  const text = attrs?.get(JOB_SEARCH_ATTRIBUTE);
+  if (typeof text !== 'string') return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJobRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,132 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  proxyActivities,
+  proxySinks,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type * as schedulerActivities from '../activities/scheduler-activities';
+import { releaseSlotSignal, semaphoreWorkflowId, type SlotHolder } from './job-semaphore-defs';
+import type { JobErrorEvent, PipelineRunInput, PipelineRunResult, RunJobContext } from './run-types';
+import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from './search-attributes';
+import type { TflowSinks } from './sinks';
+
+/*
+ * The job policies a schedule alone cannot make exact, enforced by the scheduled run itself:
+ * misfireGraceTime (a run starting too late after its nominal time is skipped), maxInstances > 1 (a slot
+ * of the per-job semaphore is held for the whole run), the one-off clean-up and the durable onError hook.
+ * Runs started outside a schedule (no `input.job`) go straight to the interpreter, so their histories
+ * are unchanged.
+ */
+
+const { tflowAcquireSlot, tflowFinishOneOff } = proxyActivities<typeof schedulerActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
+});
+
+const { tflow } = proxySinks<TflowSinks>();
+
+type SkipReason = NonNullable<PipelineRunResult['skipReason']>;
+
+function skipped(input: PipelineRunInput, job: RunJobContext, reason: SkipReason): PipelineRunResult {
+  upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: `skipped:${reason}` }]);
+  const info = workflowInfo();
+  log.info('scheduled run skipped', { jobId: job.jobId, reason });
+  tflow.runFinished({
+    pipeline: input.spec.name,
+    jobId: job.jobId,
+    workflowId: info.workflowId,
+    runId: info.runId,
+    status: 'skipped',
+    skipReason: reason,
+    durationMs: 0,
+  });
+  return { status: 'skipped', skipReason: reason, steps: [] };
+}
+
+/** Milliseconds between the run's nominal time and now (its first workflow task), when it was scheduled. */
+function lateByMs(): number | undefined {
+  const nominal = workflowInfo().typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
+  return nominal ? Date.now() - nominal.getTime() : undefined;
+}
+
+function errorEvent(input: PipelineRunInput, job: RunJobContext, err: unknown): JobErrorEvent {
+  const info = workflowInfo();
+  const failure = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  return {
+    jobId: job.jobId,
+    pipeline: input.spec.name,
+    workflowId: info.workflowId,
+    runId: info.runId,
+    message: failure instanceof Error ? failure.message : String(failure),
+    ...(failure instanceof ApplicationFailure && failure.type ? { type: failure.type } : {}),
+    ...(failure instanceof ApplicationFailure && failure.details?.length
+      ? { details: failure.details[0] }
+      : {}),
+  };
+}
+
+/** Runs the job's onError activity; its own failure is logged, never allowed to hide the run's. */
+async function runOnError(name: string, event: JobErrorEvent): Promise<void> {
+  const hooks = proxyActivities<Record<string, (e: JobErrorEvent) => Promise<unknown>>>({
+    startToCloseTimeout: '1m',
+    retry: { maximumAttempts: 3 },
+  });
+  try {
+    await CancellationScope.nonCancellable(() => hooks[name]!(event));
+  } catch (hookErr) {
+    log.error('onError hook failed', { hook: name, error: String(hookErr) });
+  }
+}
+
+/**
+ * Wraps the pipeline interpreter with the job guards. The interpreter is passed in, so that this file
+ * and the interpreter can change independently.
+ */
+export async function runWithJobGuards(
+  input: PipelineRunInput,
+  interpret: (input: PipelineRunInput) => Promise<PipelineRunResult>,
+): Promise<PipelineRunResult> {
+  const job = input.job;
+  if (!job) return interpret(input);
+  let slot: SlotHolder | undefined;
+  try {
+    const late = lateByMs();
+    if (job.misfireGraceMs !== undefined && late !== undefined && late > job.misfireGraceMs) {
+      return skipped(input, job, 'misfire');
+    }
+    if (job.maxInstances !== undefined && job.maxInstances > 1) {
+      const info = workflowInfo();
+      const me = { workflowId: info.workflowId, runId: info.runId };
+      if (!(await tflowAcquireSlot({ jobId: job.jobId, max: job.maxInstances, ...me }))) {
+        return skipped(input, job, 'max-instances');
+      }
+      slot = me;
+    }
+    try {
+      return await interpret(input);
+    } catch (err) {
+      // A cancelled run did not fail: the interpreter may wrap the cancellation, so ask the scope too.
+      const cancelled = isCancellation(err) || CancellationScope.current().consideredCancelled;
+      if (job.onError && !cancelled) await runOnError(job.onError, errorEvent(input, job, err));
+      throw err;
+    }
+  } finally {
+    await CancellationScope.nonCancellable(async () => {
+      if (slot) {
+        try {
+          await getExternalWorkflowHandle(semaphoreWorkflowId(job.jobId)).signal(releaseSlotSignal, slot);
+        } catch (err) {
+          // The semaphore is gone (completed or terminated): nothing holds the slot any more.
+          log.warn('could not release the job slot', { jobId: job.jobId, error: String(err) });
+        }
+      }
+      if (job.once) await tflowFinishOneOff(job.jobId);
+    });
+  }
+}
