@@ -13,7 +13,8 @@ import {
 import type * as schedulerActivities from '../activities/scheduler-activities';
 import { releaseSlotSignal, semaphoreWorkflowId, type SlotHolder } from './job-semaphore-defs';
 import type { JobErrorEvent, PipelineRunInput, PipelineRunResult, RunJobContext } from './run-types';
-import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from './search-attributes';
+import { lagField, scheduleLagMs } from './schedule-lag';
+import { OUTCOME_SEARCH_ATTRIBUTE } from './search-attributes';
 import type { TflowSinks } from './sinks';
 
 /*
@@ -45,14 +46,9 @@ function skipped(input: PipelineRunInput, job: RunJobContext, reason: SkipReason
     status: 'skipped',
     skipReason: reason,
     durationMs: 0,
+    ...lagField(),
   });
   return { status: 'skipped', skipReason: reason, steps: [] };
-}
-
-/** Milliseconds between the run's nominal time and now (its first workflow task), when it was scheduled. */
-function lateByMs(): number | undefined {
-  const nominal = workflowInfo().typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
-  return nominal ? Date.now() - nominal.getTime() : undefined;
 }
 
 function errorEvent(input: PipelineRunInput, job: RunJobContext, err: unknown): JobErrorEvent {
@@ -96,7 +92,7 @@ export async function runWithJobGuards(
   if (!job) return interpret(input);
   let slot: SlotHolder | undefined;
   try {
-    const late = lateByMs();
+    const late = scheduleLagMs();
     if (job.misfireGraceMs !== undefined && late !== undefined && late > job.misfireGraceMs) {
       return skipped(input, job, 'misfire');
     }

@@ -12,6 +12,7 @@ import {
 import type { PipelineSpec } from '../pipeline/spec';
 import { PIPELINE_SPEC_VERSION } from '../pipeline/version';
 import { ProgressTracker } from './progress';
+import { lagField } from './schedule-lag';
 import { runNode, StepFailed } from './run-nodes';
 import {
   PIPELINE_FAILED,
@@ -43,6 +44,7 @@ export async function pipelineWorkflow(input: PipelineRunInput): Promise<Pipelin
   const { spec } = input;
   const info = workflowInfo();
   const startedAt = Date.now();
+  const lag = lagField();
   const progress = new ProgressTracker(spec.name);
   setHandler(progressQuery, () => progress.snapshot());
 
@@ -54,6 +56,7 @@ export async function pipelineWorkflow(input: PipelineRunInput): Promise<Pipelin
       runId: info.runId,
       status,
       durationMs: Date.now() - startedAt,
+      ...lag,
       ...extra,
     });
   };

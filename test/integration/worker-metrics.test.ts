@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { serveMetrics, type MetricsServer } from '../../src/worker/metrics-server';
 import { WorkerMetrics } from '../../src/worker/metrics';
 import type { Worker } from '@temporalio/worker';
@@ -43,6 +44,27 @@ describe('worker /metrics and /healthz', () => {
     expect(body).toContain('tflow_runs_finished_total{pipeline="metered",job="",status="completed"} 2');
     expect(body).toContain('tflow_runs_finished_total{pipeline="doomed",job="",status="failed"} 1');
     expect(body).toMatch(/tflow_run_duration_seconds_count\{pipeline="metered",status="completed"\} 2/);
+  });
+
+  it('observes the schedule lag of scheduled runs only', async () => {
+    const scheduler = new PipelineScheduler(t.client, { taskQueue: t.taskQueue });
+    const jobId = await scheduler.scheduleInterval(pipeline('lagged').step('double'), {
+      jobId: t.uid('lagged'),
+      every: '1h',
+      args: [2],
+      paused: true,
+    });
+    await scheduler.triggerJob(jobId);
+    const line = `tflow_schedule_lag_seconds_count{pipeline="lagged",job="${jobId}"} 1`;
+    await expect
+      .poll(async () => fetch(`${server.url}/metrics`).then((r) => r.text()), {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toContain(line);
+    const body = await fetch(`${server.url}/metrics`).then((r) => r.text());
+    expect(body).not.toContain('tflow_schedule_lag_seconds_count{pipeline="metered"');
+    await scheduler.removeJob(jobId);
   });
 
   it('reports the worker state on /healthz', async () => {
