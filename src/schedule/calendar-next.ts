@@ -28,10 +28,12 @@ import { daysInMonth, type WallTime, type ZoneClock } from './zone-clock';
  *    later, from the start of the hour. West of UTC that replays 01:xx EDT as 01:xx EST (New York runs
  *    01:30 twice); east of UTC the replayed hour is the one *before* the repeated one, so Paris runs 01:30
  *    CEST and again at 02:30 CEST, while 02:30 itself resolves to CET and runs once.
- * 3. Late start. When S is the second occurrence of a repeated wall time (the same wall time already
- *    happened before the change), the starting hour is walked once, every instant one hour later, and not
+ * 3. Late start. When the wall clock already showed S's hour one hour before `after` (S is in the second
+ *    pass of a repeated hour), the starting hour is walked once, every instant one hour later, and not
  *    replayed. So Paris `*\/15` goes 02:00 CEST, 02:15 CET, 03:30 CET: from 02:15 CET the next time
- *    after 02:15 in hour 2 is 02:30, resolved to 02:30 CET, moved to 03:30 CET.
+ *    after 02:15 in hour 2 is 02:30, resolved to 02:30 CET, moved to 03:30 CET. A 30-minute repeat
+ *    (Lord_Howe, 02:00 -> 01:30) starts late only from 01:30 to 02:00 (+10:30); a 2-hour one
+ *    (Antarctica/Troll, 03:00 -> 01:00) never does: an hour earlier the clock showed another hour.
  * 4. Weekdays. The weekday of the first date is S's; a later date takes the weekday of its local
  *    midnight as date() resolves it. A midnight that does not exist west of UTC (America/Santiago)
  *    resolves to the evening before, so a weekday-restricted calendar skips that date entirely.
@@ -61,8 +63,6 @@ export interface CalendarMatcher {
 }
 
 const HOUR = 3600;
-/** How far back `after` looks for the offset before a clock change: more than any DST step (2 h). */
-const LOOKBACK = 6 * HOUR;
 
 function matcher(ranges: readonly FieldRange[], name: CalendarFieldName): Matcher {
   if (name === 'year' && ranges.length === 0) return () => true;
@@ -148,11 +148,10 @@ function* namedDates(cal: CalendarMatcher, start: WallTime): Generator<LocalDate
   }
 }
 
-/** Rule 3: whether the wall time at `sec` already happened before a clock change that repeated it. */
-function isSecondOccurrence(clock: ZoneClock, sec: number): boolean {
-  const now = clock.offset(sec);
-  const before = clock.offset(sec - LOOKBACK);
-  return before > now && clock.offset(sec - (before - now)) === before;
+/** Rule 3: whether the wall clock already showed the hour of S one hour before `after` (S's hour repeats). */
+function startsInRepeatedHour(clock: ZoneClock, start: WallTime, after: number): boolean {
+  const hourBefore = clock.wall(after - HOUR);
+  return hourBefore.h === start.h && hourBefore.d === start.d;
 }
 
 /** Rule 2: whether the hour after `h` starts more than an hour after `h` does (the clock goes back). */
@@ -204,7 +203,7 @@ function fireInHour(cal: CalendarMatcher, day: LocalDate, h: number, from: numbe
 /** The hour of S: only its times after S's minute:second, walked late and once when S is a repeat (rule 3). */
 function fireInStartHour(cal: CalendarMatcher, day: LocalDate, start: WallTime, after: number) {
   const from = firstTimeAfter(cal.sorted.times, start.mi, start.s);
-  if (isSecondOccurrence(cal.clock, after)) return walkHour(cal, day, start.h, from, HOUR, after);
+  if (startsInRepeatedHour(cal.clock, start, after)) return walkHour(cal, day, start.h, from, HOUR, after);
   return fireInHour(cal, day, start.h, from, after);
 }
 
