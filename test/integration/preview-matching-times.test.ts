@@ -474,3 +474,58 @@ describe.concurrent('previewTrigger equals the server on generated specs around 
     if (server.length < 1000) expect(local).toHaveLength(server.length);
   });
 });
+
+/*
+ * Corner cases of the DST model in src/schedule/calendar-next.ts, one per rule that surprised us when we
+ * worked it out against the server. Times only: what DST warnings say about them is pinned above.
+ */
+const MODEL_CASES: Case[] = [
+  // Rule 1: 02:48 does not exist (02:45 -> 03:45), which ends hour 2; 03:00 does not exist either, which
+  // ends hour 3 before 03:48, although 03:48 exists. The day's next run is the next day's 02:00.
+  c(
+    'Chatham every 4 min at 02-03h, spring: hour 3 lost',
+    { cron: '*/4 2-3 * * *', timezone: 'Pacific/Chatham' },
+    '2027-09-25T13:00:00Z',
+    '2027-09-26T15:00:00Z',
+  ),
+  // ...but a calendar whose first time in hour 3 exists keeps it.
+  c(
+    'Chatham 03:55, spring: runs',
+    { cron: '55 3 * * *', timezone: 'Pacific/Chatham' },
+    '2027-09-24T00:00:00Z',
+    '2027-09-27T00:00:00Z',
+  ),
+  // Rule 3 with a 30-minute repeat: only 01:30-02:00 (+10:30) is a second occurrence; 02:xx runs normally.
+  c(
+    'Lord Howe every 10 min at 01-02h, fall',
+    { cron: '*/10 1,2 * * *', timezone: 'Australia/Lord_Howe' },
+    '2027-04-03T13:00:00Z',
+    '2027-04-03T17:00:00Z',
+  ),
+  // A 2-hour change (03:00 +02 -> 01:00 +00): hour 0 is replayed one hour later, nothing starts late.
+  c(
+    'Troll every 20 min at 00-04h, fall',
+    { cron: '*/20 0-4 * * *', timezone: 'Antarctica/Troll' },
+    '2028-10-28T21:00:00Z',
+    '2028-10-29T05:00:00Z',
+  ),
+  // Rule 4: midnight of Sunday 2026-09-06 does not exist and resolves to Saturday 23:00, so the Sunday
+  // run at 09:00 (which exists) is skipped.
+  c(
+    'Santiago Sundays at 09:00, spring',
+    { cron: '0 9 * * SUN', timezone: 'America/Santiago' },
+    '2026-08-30T00:00:00Z',
+    '2026-09-14T00:00:00Z',
+  ),
+];
+
+describe.concurrent('previewTrigger equals the server on the corner cases of its DST model', () => {
+  it.each(MODEL_CASES)('$name ($trigger.timezone)', async ({ trigger, from, to }) => {
+    const server = await serverTimes(trigger, from, to);
+    const local = previewTrigger(trigger, 1000, { from })
+      .fireTimes.map((f) => f.utc)
+      .filter((utc) => utc <= to);
+    expect(server.length).toBeGreaterThan(0);
+    expect(local).toEqual(server);
+  });
+});
