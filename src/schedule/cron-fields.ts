@@ -1,6 +1,6 @@
 /*
- * Constants of Temporal's calendar dialect, shared by cron strings and calendar triggers. They mirror the
- * Temporal server (service/worker/scheduler/calendar.go), which is what decides when a schedule fires:
+ * Constants of Temporal's calendar dialect, shared by cron strings and calendar triggers. They are the
+ * limits the Temporal server applies (it decides when a schedule fires), as documented and as observed:
  * years 2000-2100, day-of-week 0-7 with 7 read as Sunday, month names matched by prefix (3+ letters),
  * day names by prefix (2+ letters).
  */

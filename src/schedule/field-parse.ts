@@ -1,9 +1,10 @@
 import type { FieldRange, FieldRule } from './cron-fields';
 
 /*
- * Parses one calendar field ("*", "5", "1-5", "*\/15", "10/5", "MON-FRI", "1,15,30") into ranges exactly as
- * the Temporal server does (calendar.go makeRange), and rejects the constructs it would reject or misread
- * (Quartz "?", "L", "W", "#") with a message saying what to write instead.
+ * Parses one calendar field ("*", "5", "1-5", "*\/15", "10/5", "MON-FRI", "1,15,30") into ranges with the
+ * meaning the Temporal server gives them (checked against it by test/integration/preview-matching-times),
+ * and rejects the constructs it would reject or misread (Quartz "?", "L", "W", "#", a day-of-week "1-7"
+ * that silently drops Sundays) with a message saying what to write instead.
  */
 
 /** Reports a parse error; `subject` is how the message names the field, e.g. `minute field`. */
@@ -69,6 +70,17 @@ function rejectQuartz(part: string, rule: FieldRule, subject: string, fail: Fail
 }
 
 /**
+ * Sunday may be written 7, but Temporal keeps weekdays as 0-6: a day-of-week range whose values reach 7
+ * matches Sunday as 0 instead, and never goes past 6.
+ */
+function foldSunday(r: FieldRange, rule: FieldRule): FieldRange[] {
+  if (rule.field !== 'dayOfWeek' || r.end !== 7) return [r];
+  const weekdays = r.start === 7 ? [] : [{ ...r, end: 6 }];
+  const reachesSeven = (7 - r.start) % r.step === 0;
+  return reachesSeven ? [{ start: 0, end: 0, step: 1 }, ...weekdays] : weekdays;
+}
+
+/**
  * Parses a field expression into Temporal's ranges.
  *
  * @param subject how messages name the field, e.g. `minute field` or `calendar.hour`.
@@ -120,15 +132,14 @@ export function parseField(expr: string, rule: FieldRule, subject: string, fail:
         end = start;
       }
     }
-    // Temporal reads a day-of-week 7 as Sunday (0): mirror how it rewrites the range.
-    if (rule.field === 'dayOfWeek' && end === 7) {
-      if ((7 - start) % step === 0 && (step > 1 || start > 1)) {
-        ranges.push({ start: 0, end: 0, step: 1 });
-        if (start === 7) continue;
-      }
-      end = 6;
+    if (rule.field === 'dayOfWeek' && start === 1 && end === 7 && step === 1) {
+      // Observed on the server: "1-7" matches Monday to Saturday only. Refuse it rather than drop Sundays.
+      fail(
+        `${subject} range "${range}" would never run on Sunday (Temporal reads it as Monday-Saturday): ` +
+          'write "*" or "0-6" for every day, or "1-6" for Monday to Saturday',
+      );
     }
-    ranges.push({ start, end, step });
+    ranges.push(...foldSunday({ start, end, step }, rule));
   }
   if (rule.field === 'dayOfWeek' && sawName && sawNumber) {
     fail(

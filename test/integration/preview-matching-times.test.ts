@@ -56,6 +56,18 @@ const CASES: Case[] = [
     '2027-01-20T00:00:00Z',
   ),
   c(
+    'range ending on Sunday written 7',
+    { cron: '0 9 * * 5-7', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-20T00:00:00Z',
+  ),
+  c(
+    'every 7th weekday from 0: Sunday, as 0 and as 7',
+    { cron: '0 9 * * */7', timezone: 'UTC' },
+    '2027-01-01T00:00:00Z',
+    '2027-01-20T00:00:00Z',
+  ),
+  c(
     'stepped range to 7',
     { cron: '0 9 * * 1-7/2', timezone: 'UTC' },
     '2027-01-01T00:00:00Z',

@@ -126,6 +126,22 @@ const CASES: BadCase[] = [
       'invalid cron "0 9 * * FRI-MON": day-of-week field range "FRI-MON" goes backwards: write low-high (for a range through Sunday write e.g. "FRI-SAT,SUN" or "5-7")',
   },
   {
+    name: 'day-of-week 1-7, which Temporal reads as Monday-Saturday',
+    run: cron('0 9 * * 1-7'),
+    error: T,
+    field: 'cron',
+    message:
+      'invalid cron "0 9 * * 1-7": day-of-week field range "1-7" would never run on Sunday (Temporal reads it as Monday-Saturday): write "*" or "0-6" for every day, or "1-6" for Monday to Saturday',
+  },
+  {
+    name: 'calendar dayOfWeek 1-7, likewise',
+    run: trigger({ calendar: { hour: 9, dayOfWeek: '1-7' } }),
+    error: T,
+    field: 'calendar.dayOfWeek',
+    message:
+      'calendar.dayOfWeek range "1-7" would never run on Sunday (Temporal reads it as Monday-Saturday): write "*" or "0-6" for every day, or "1-6" for Monday to Saturday',
+  },
+  {
     name: "APScheduler's Monday-is-0 shows in a names/numbers mix",
     run: cron('0 9 * * MON-4'),
     error: T,
