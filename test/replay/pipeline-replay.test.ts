@@ -28,9 +28,17 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, semaphore', () => {
     expect(files.sort()).toEqual(
-      expect.arrayContaining(['parallel.json', 'retry.json', 'saga.json', 'success.json']),
+      expect.arrayContaining([
+        'job-semaphore.json',
+        'parallel.json',
+        'retry.json',
+        'saga.json',
+        'scheduled-guards.json',
+        'scheduled-once.json',
+        'success.json',
+      ]),
     );
   });
 

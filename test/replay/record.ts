@@ -23,7 +23,7 @@ import { pipeline, type PipelineLike } from '../../src/pipeline';
 import { createWorker } from '../../src/worker/create-worker';
 import { writeHistoryFile } from './history-file';
 
-const steps = {
+export const steps = {
   async add(x: number) {
     return x + 1;
   },
