@@ -26,20 +26,24 @@ function arg(name: string, fallback: number): number {
   return n;
 }
 const N = arg('jobs', 1000);
+if (N % 2 !== 0) throw new Error('--jobs must be even: half the jobs are deleted each way');
 const ROUNDS = arg('rounds', 1);
 const CONCURRENCY = arg('concurrency', 8);
 const LIST_SAMPLE = Math.min(100, N);
 const CHUNK = arg('chunk', 50);
 const LIST_REPEAT = 5;
 
-type Phase = 'create' | 'describe' | 'list' | 'delete';
+type Phase = 'create' | 'describe' | 'list' | 'delete' | 'delete-cold';
 interface Side {
   name: 'temporal-flow' | 'raw';
   create: (id: string) => Promise<unknown>;
   describe: (id: string) => Promise<unknown>;
   /** A full listing; returns how many of this round's jobs it saw. */
   list: (prefix: string) => Promise<number>;
+  /** Delete through the client that created the job. */
   remove: (id: string) => Promise<unknown>;
+  /** Delete through a client that has never seen the job. */
+  removeCold: (id: string) => Promise<unknown>;
 }
 
 /** Runs `fn` over `ids` with CONCURRENCY calls in flight; returns the elapsed milliseconds. */
@@ -101,6 +105,8 @@ async function main(): Promise<void> {
   const taskQueue = `bench-${randomUUID()}`;
   const etl = pipeline('bench-etl').step('extract').step('load');
   const scheduler = new PipelineScheduler(client, { taskQueue });
+  // A scheduler that did not create the jobs: its removeJob checks ownership first (describe + delete).
+  const coldScheduler = new PipelineScheduler(client, { taskQueue });
   const spec = toPipelineSpec(etl);
   const trigger = { cron: '0 2 * * *', timezone: 'Europe/Paris' };
   const record: JobRecord = { v: 1, trigger, timezone: 'Europe/Paris', policies: {} };
@@ -118,6 +124,7 @@ async function main(): Promise<void> {
     describe: (id) => scheduler.getJob(id),
     list: async (prefix) => (await scheduler.listJobs()).filter((j) => j.id.startsWith(prefix)).length,
     remove: (id) => scheduler.removeJob(id),
+    removeCold: (id) => coldScheduler.removeJob(id),
   };
   const raw: Side = {
     name: 'raw',
@@ -146,6 +153,7 @@ async function main(): Promise<void> {
       return n;
     },
     remove: (id) => client.schedule.getHandle(id).delete(),
+    removeCold: (id) => client.schedule.getHandle(id).delete(),
   };
 
   const sides = [ours, raw];
@@ -155,6 +163,7 @@ async function main(): Promise<void> {
     describe: zero(),
     list: zero(),
     delete: zero(),
+    'delete-cold': zero(),
   };
   const listSmall = zero();
   const listFull = zero();
@@ -189,18 +198,29 @@ async function main(): Promise<void> {
       totals.list[name] += full[name];
     }
     await sideBySide(sides, ids, (s) => s.describe, totals.describe);
-    await sideBySide(sides, ids, (s) => s.remove, totals.delete);
+    // Half the jobs are removed by the scheduler that created them, half by one that never saw them.
+    const half = (list: string[]) => [list.slice(0, N / 2), list.slice(N / 2)] as const;
+    const [warmTF, coldTF] = half(ids['temporal-flow']);
+    const [warmRaw, coldRaw] = half(ids.raw);
+    await sideBySide(sides, { 'temporal-flow': warmTF, raw: warmRaw }, (s) => s.remove, totals.delete);
+    await sideBySide(
+      sides,
+      { 'temporal-flow': coldTF, raw: coldRaw },
+      (s) => s.removeCold,
+      totals['delete-cold'],
+    );
     for (const side of sides) await waitListed(side, prefixes[side.name], 0);
   }
 
   const rate = (ops: number, ms: number) => (ops * 1000) / ms;
   console.log('\nphase     temporal-flow ops/s      raw ops/s   ratio (ours/raw)');
-  for (const phase of ['create', 'describe', 'list', 'delete'] as Phase[]) {
-    // A listing returns N jobs: reported as jobs listed per second.
-    const oursRate = rate(N * ROUNDS, totals[phase]['temporal-flow']);
-    const rawRate = rate(N * ROUNDS, totals[phase].raw);
+  for (const phase of ['create', 'describe', 'list', 'delete', 'delete-cold'] as Phase[]) {
+    // A listing returns N jobs: reported as jobs listed per second. Each delete phase covers half the jobs.
+    const ops = (phase.startsWith('delete') ? N / 2 : N) * ROUNDS;
+    const oursRate = rate(ops, totals[phase]['temporal-flow']);
+    const rawRate = rate(ops, totals[phase].raw);
     console.log(
-      `${phase.padEnd(9)} ${oursRate.toFixed(0).padStart(19)} ${rawRate.toFixed(0).padStart(14)} ${(oursRate / rawRate).toFixed(2).padStart(18)}`,
+      `${phase.padEnd(11)} ${oursRate.toFixed(0).padStart(17)} ${rawRate.toFixed(0).padStart(14)} ${(oursRate / rawRate).toFixed(2).padStart(18)}`,
     );
   }
   console.log(
