@@ -85,16 +85,7 @@ async function main(): Promise<void> {
   // The recorded failures are on purpose: keep the worker's warnings about them out of the output.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const env = readEnv();
-  const server = env.temporalAddress
-    ? undefined
-    : await DevServer.start({
-        home: env.home,
-        cliPath: env.temporalCli,
-        searchPath: env.path,
-        db: 'memory',
-        port: 0,
-        uiPort: false,
-      });
+  const server = env.temporalAddress ? undefined : await DevServer.startEphemeral(env);
   const address = env.temporalAddress ?? server!.address;
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
