@@ -1,0 +1,300 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScheduleNotFoundError } from '@temporalio/client';
+import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { JobAlreadyExistsError } from '../../src/client/errors';
+import { TemporalFlowError } from '../../src/errors';
+import { pipeline, PipelineSpecError, UnknownStepError } from '../../src/pipeline';
+import { InvalidPolicyError, InvalidTriggerError } from '../../src/schedule/errors';
+import { connectTest, type TestContext } from '../helpers/temporal';
+
+/*
+ * Bad input through the real path (PipelineScheduler -> Temporal): each case gets a typed error with a
+ * message that says what to write, and no schedule is left behind. The full text of each message is
+ * pinned in test/unit/schedule-errors.test.ts; here the table pins the error class and the key phrase.
+ */
+
+const steps = { extract: async () => 1, load: async () => 2 };
+const etl = pipeline('bad-input', { steps }).step('extract').step('load');
+
+type Verb = 'schedule' | 'scheduleInterval' | 'scheduleAt';
+interface BadJob {
+  name: string;
+  verb: Verb;
+  options: Record<string, unknown>;
+  error: new (...args: never[]) => TemporalFlowError;
+  says: string | RegExp;
+}
+
+const CASES: BadJob[] = [
+  {
+    name: '6-field cron',
+    verb: 'schedule',
+    options: { cron: '0 30 9 * * MON' },
+    error: InvalidTriggerError,
+    says: 'it has 6 fields, which is ambiguous',
+  },
+  {
+    name: 'Quartz ?',
+    verb: 'schedule',
+    options: { cron: '0 9 ? * MON' },
+    error: InvalidTriggerError,
+    says: 'Temporal has no "?": write "*"',
+  },
+  {
+    name: 'Quartz L',
+    verb: 'schedule',
+    options: { cron: '0 9 L * *' },
+    error: InvalidTriggerError,
+    says: 'Temporal has no "last day"',
+  },
+  {
+    name: 'Quartz W',
+    verb: 'schedule',
+    options: { cron: '0 9 15W * *' },
+    error: InvalidTriggerError,
+    says: 'nearest weekday',
+  },
+  {
+    name: 'Quartz #',
+    verb: 'schedule',
+    options: { cron: '0 9 * * MON#1' },
+    error: InvalidTriggerError,
+    says: '"0 9 1-7 * MON"',
+  },
+  {
+    name: 'minute out of range',
+    verb: 'schedule',
+    options: { cron: '61 * * * *' },
+    error: InvalidTriggerError,
+    says: 'out of range 0-59',
+  },
+  {
+    name: 'hour out of range',
+    verb: 'schedule',
+    options: { cron: '0 24 * * *' },
+    error: InvalidTriggerError,
+    says: 'out of range 0-23',
+  },
+  {
+    name: 'backwards range',
+    verb: 'schedule',
+    options: { cron: '0 9 * * FRI-MON' },
+    error: InvalidTriggerError,
+    says: 'goes backwards',
+  },
+  {
+    name: 'Monday-is-0 mix',
+    verb: 'schedule',
+    options: { cron: '0 9 * * MON-4' },
+    error: InvalidTriggerError,
+    says: 'write names only',
+  },
+  {
+    name: 'day-of-week 1-7',
+    verb: 'schedule',
+    options: { cron: '0 9 * * 1-7' },
+    error: InvalidTriggerError,
+    says: 'would never run on Sunday',
+  },
+  {
+    name: 'a day that never exists',
+    verb: 'schedule',
+    options: { cron: '0 0 31 APR *' },
+    error: InvalidTriggerError,
+    says: /never/,
+  },
+  {
+    name: '@every',
+    verb: 'schedule',
+    options: { cron: '@every 5m' },
+    error: InvalidTriggerError,
+    says: 'interval',
+  },
+  { name: 'empty cron', verb: 'schedule', options: { cron: '' }, error: InvalidTriggerError, says: 'empty' },
+  {
+    name: 'unknown time zone',
+    verb: 'schedule',
+    options: { cron: '0 2 * * *', timezone: 'Europe/Pariss' },
+    error: InvalidTriggerError,
+    says: 'not an IANA time zone',
+  },
+  {
+    name: 'lower-case time zone',
+    verb: 'schedule',
+    options: { cron: '0 2 * * *', timezone: 'europe/paris' },
+    error: InvalidTriggerError,
+    says: 'Europe/Paris',
+  },
+  {
+    name: 'calendar with a bad field',
+    verb: 'schedule',
+    options: { calendar: { day_of_week: 'MON' } },
+    error: InvalidTriggerError,
+    says: 'dayOfWeek',
+  },
+  {
+    name: 'calendar hour out of range',
+    verb: 'schedule',
+    options: { calendar: { hour: 25 } },
+    error: InvalidTriggerError,
+    says: 'out of range',
+  },
+  {
+    name: 'two triggers',
+    verb: 'schedule',
+    options: { cron: '0 2 * * *', every: '1h' },
+    error: InvalidTriggerError,
+    says: 'one trigger',
+  },
+  {
+    name: 'interval not a duration',
+    verb: 'scheduleInterval',
+    options: { every: 'soon' },
+    error: InvalidTriggerError,
+    says: 'is not a duration',
+  },
+  {
+    name: 'interval below a second',
+    verb: 'scheduleInterval',
+    options: { every: 500 },
+    error: InvalidTriggerError,
+    says: /second/,
+  },
+  {
+    name: 'offset not shorter than interval',
+    verb: 'scheduleInterval',
+    options: { hours: 1, offset: '2h' },
+    error: InvalidTriggerError,
+    says: 'shorter than the interval',
+  },
+  {
+    name: 'runAt without offset',
+    verb: 'scheduleAt',
+    options: { runAt: '2030-01-01T10:00:00' },
+    error: InvalidTriggerError,
+    says: 'with "Z" or an offset',
+  },
+  {
+    name: 'runAt not a date',
+    verb: 'scheduleAt',
+    options: { runAt: 'tomorrow' },
+    error: InvalidTriggerError,
+    says: 'is not an instant',
+  },
+  {
+    name: 'maxInstances 0',
+    verb: 'scheduleInterval',
+    options: { every: '1h', maxInstances: 0 },
+    error: InvalidPolicyError,
+    says: 'maxInstances must be a whole number of 1 or more',
+  },
+  {
+    name: 'maxInstances with SKIP',
+    verb: 'scheduleInterval',
+    options: { every: '1h', maxInstances: 3, overlap: 'SKIP' },
+    error: InvalidPolicyError,
+    says: 'needs overlap ALLOW_ALL',
+  },
+  {
+    name: 'unknown overlap',
+    verb: 'scheduleInterval',
+    options: { every: '1h', overlap: 'QUEUE' },
+    error: InvalidPolicyError,
+    says: 'is not one of SKIP',
+  },
+  {
+    name: 'catch-up window below 10 s',
+    verb: 'scheduleInterval',
+    options: { every: '1h', catchupWindow: '5s' },
+    error: InvalidPolicyError,
+    says: "Temporal's minimum",
+  },
+  {
+    name: 'misfire grace not a duration',
+    verb: 'scheduleInterval',
+    options: { every: '1h', misfireGraceTime: 'a bit' },
+    error: InvalidPolicyError,
+    says: 'is not a duration',
+  },
+  {
+    name: 'endAt before startAt',
+    verb: 'scheduleInterval',
+    options: { every: '1h', startAt: '2030-01-02T00:00:00Z', endAt: '2030-01-01T00:00:00Z' },
+    error: InvalidPolicyError,
+    says: 'endAt must be after startAt',
+  },
+  {
+    name: 'args not an array',
+    verb: 'scheduleInterval',
+    options: { every: '1h', args: 'eu' },
+    error: InvalidTriggerError,
+    says: 'args must be an array',
+  },
+  {
+    name: 'unknown option',
+    verb: 'scheduleInterval',
+    options: { every: '1h', max_instances: 2 },
+    error: InvalidTriggerError,
+    says: 'unknown job option "max_instances"',
+  },
+];
+
+let t: TestContext;
+let scheduler: PipelineScheduler;
+const jobIds: string[] = [];
+
+beforeAll(async () => {
+  t = await connectTest('bad-input');
+  scheduler = new PipelineScheduler(t.client, { taskQueue: t.taskQueue, steps });
+});
+afterAll(async () => t?.close());
+
+async function exists(jobId: string): Promise<boolean> {
+  try {
+    await t.client.schedule.getHandle(jobId).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) return false;
+    throw err;
+  }
+}
+
+describe('bad job input through PipelineScheduler: a typed error, and nothing created', () => {
+  it('has at least 25 cases', () => expect(CASES.length).toBeGreaterThanOrEqual(25));
+
+  it.each(CASES)('$name', async ({ verb, options, error, says }) => {
+    const jobId = t.uid('bad');
+    jobIds.push(jobId);
+    const call = scheduler[verb].bind(scheduler) as (
+      p: typeof etl,
+      o: Record<string, unknown>,
+    ) => Promise<string>;
+    const err = await call(etl, { jobId, ...options }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(error);
+    expect((err as Error).message).toMatch(says);
+    expect(await exists(jobId)).toBe(false);
+  });
+
+  it('refuses a pipeline naming a step the worker lacks, and a duplicate id, leaving the first job as it was', async () => {
+    const jobId = t.uid('dup');
+    const loose = pipeline('loose').step('extract').step('transform');
+    await expect(scheduler.schedule(loose, { jobId, cron: '0 2 * * *' })).rejects.toBeInstanceOf(
+      UnknownStepError,
+    );
+    expect(await exists(jobId)).toBe(false);
+    await scheduler.schedule(etl, { jobId, cron: '0 2 * * *', note: 'first', paused: true });
+    await expect(scheduler.schedule(etl, { jobId, cron: '0 3 * * *' })).rejects.toBeInstanceOf(
+      JobAlreadyExistsError,
+    );
+    expect((await t.client.schedule.getHandle(jobId).describe()).state.note).toBe('first');
+    await scheduler.removeJob(jobId);
+  });
+
+  it('refuses an invalid pipeline before anything is created', async () => {
+    const jobId = t.uid('empty');
+    await expect(scheduler.schedule(pipeline('empty'), { jobId, cron: '0 2 * * *' })).rejects.toBeInstanceOf(
+      PipelineSpecError,
+    );
+    expect(await exists(jobId)).toBe(false);
+  });
+});
