@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { readEnv } from '../config';
 import { TemporalFlowError } from '../errors';
 import { registerJobCommands } from './job-commands';
+import { registerPreviewCommand } from './preview-command';
 import { registerServerCommands } from './server-commands';
 
 /** The `tflow` command. Each group of subcommands lives in its own file. */
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
   const env = readEnv();
   registerServerCommands(program, env);
   registerJobCommands(program, env);
+  registerPreviewCommand(program);
   return program;
 }
 

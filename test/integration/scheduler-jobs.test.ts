@@ -66,6 +66,11 @@ describe('jobs round-trip', () => {
       const local = DateTime.fromJSDate(at, { zone: 'Europe/Paris' });
       expect([local.hour, local.minute]).toEqual([2, 0]);
     }
+    // The DST dates of the coming year come with the job, as preview() computes them.
+    expect(job.dstWarnings).toEqual(scheduler.preview(job.trigger, 1).dstWarnings);
+    expect(job.dstWarnings?.map((w) => w.message)).toContain(
+      '2027-03-28 02:00 Europe/Paris does not exist (clocks go 02:00 -> 03:00): Temporal skips this run',
+    );
 
     const listed = await waitFor('the job in listJobs', async () =>
       (await scheduler.listJobs({ pipeline: 'jobs-greet' })).find((j) => j.id === jobId),
