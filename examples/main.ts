@@ -6,7 +6,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { PipelineScheduler } from '../src';
-import { readEnv } from '../src/config';
+import { connectionOptions, readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
 import { createWorker, type RunFinishedEvent } from '../src/worker';
 import { EXAMPLE_JOBS, scheduleExamples } from './schedules';
@@ -41,8 +41,10 @@ async function main(): Promise<void> {
     console.log(`Temporal server: ${address} (TEMPORAL_ADDRESS)`);
   }
 
-  const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
+  // The embedded server is plain; TEMPORAL_API_KEY / TEMPORAL_TLS_* apply to a server given by TEMPORAL_ADDRESS.
+  const connect = server ? { address } : connectionOptions(env, address);
+  const nativeConnection = await NativeConnection.connect(connect);
+  const connection = await Connection.connect(connect);
   const client = new Client({ connection, namespace: env.namespace });
   const worker = await createWorker({
     connection: nativeConnection,

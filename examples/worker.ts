@@ -5,7 +5,7 @@
  * Temporal starts each scheduled run once.
  */
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { readEnv } from '../src/config';
+import { connectionOptions, readEnv } from '../src/config';
 import { createWorker, serveMetrics, WorkerMetrics, type MetricsServer } from '../src/worker';
 import { steps } from './steps';
 
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     });
   }
   const metrics = new WorkerMetrics();
-  const connection = await NativeConnection.connect({ address });
+  const connection = await NativeConnection.connect(connectionOptions(env, address));
   const worker = await createWorker({
     connection,
     namespace: env.namespace,

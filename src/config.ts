@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { TemporalFlowError } from './errors';
 
 /**
  * The only reader of `process.env`. Everything else receives its settings as arguments, so that tests
@@ -39,5 +41,35 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
     metricsPort: port !== undefined && Number.isInteger(port) && port >= 0 ? port : undefined,
     path: env.PATH ?? '',
+  };
+}
+
+/** What `Connection.connect` and `NativeConnection.connect` need to reach a secured cluster. */
+export interface TemporalConnectionOptions {
+  address: string;
+  apiKey?: string;
+  tls?: boolean | { clientCertPair: { crt: Buffer; key: Buffer } };
+}
+
+/**
+ * Connection options for `address` from the environment: mTLS when TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY
+ * name a client certificate and key, an API key (over TLS) when TEMPORAL_API_KEY is set, plain otherwise.
+ *
+ * @throws TemporalFlowError (`INVALID_CONFIG`) naming the variables when only one of the certificate and the key is set, or a file is unreadable.
+ */
+export function connectionOptions(env: TflowEnv, address: string): TemporalConnectionOptions {
+  if ((env.tlsCertPath === undefined) !== (env.tlsKeyPath === undefined)) {
+    throw new Error(
+      'set both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (client certificate and its key) for mTLS, or neither',
+    );
+  }
+  const mtls =
+    env.tlsCertPath && env.tlsKeyPath
+      ? { clientCertPair: { crt: readFileSync(env.tlsCertPath), key: readFileSync(env.tlsKeyPath) } }
+      : undefined;
+  return {
+    address,
+    ...(env.apiKey ? { apiKey: env.apiKey } : {}),
+    ...(mtls ? { tls: mtls } : env.apiKey ? { tls: true } : {}),
   };
 }

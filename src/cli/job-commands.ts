@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
-import type { TflowEnv } from '../config';
+import { connectionOptions, type TflowEnv } from '../config';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
 import type { JobListing, JobRun, JobStats } from '../client/job-types';
 
@@ -72,10 +72,7 @@ export function registerJobCommands(program: Command, env: TflowEnv): void {
     fn: (s: PipelineScheduler) => Promise<{ json: unknown; text: string[] }>,
   ): Promise<void> => {
     const flags = cmd.optsWithGlobals<ConnectionFlags>();
-    const connection = await Connection.connect({
-      address: flags.address ?? DEFAULT_ADDRESS,
-      ...(env.apiKey ? { apiKey: env.apiKey, tls: true } : {}),
-    });
+    const connection = await Connection.connect(connectionOptions(env, flags.address ?? DEFAULT_ADDRESS));
     try {
       const client = new Client({ connection, namespace: flags.namespace ?? env.namespace });
       const out = await fn(new PipelineScheduler(client, { taskQueue: env.taskQueue }));
