@@ -59,7 +59,8 @@ export interface TemporalConnectionOptions {
  */
 export function connectionOptions(env: TflowEnv, address: string): TemporalConnectionOptions {
   if ((env.tlsCertPath === undefined) !== (env.tlsKeyPath === undefined)) {
-    throw new Error(
+    throw new TemporalFlowError(
+      'INVALID_CONFIG',
       'set both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (client certificate and its key) for mTLS, or neither',
     );
   }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionOptions, readEnv } from '../../src/config';
+import { TemporalFlowError } from '../../src/errors';
 
 let dir: string;
 beforeAll(async () => {
@@ -69,6 +70,9 @@ describe('connectionOptions', () => {
   });
 
   it('says what is missing when only the certificate is set', () => {
+    expect(() => connectionOptions(readEnv({ TEMPORAL_TLS_KEY: 'k.pem' }), 'x:7233')).toThrow(
+      TemporalFlowError,
+    );
     expect(() =>
       connectionOptions(readEnv({ TEMPORAL_TLS_CERT: path.join(dir, 'client.pem') }), 'x:7233'),
     ).toThrow(
