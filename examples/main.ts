@@ -58,8 +58,10 @@ async function main(): Promise<void> {
 
   const scheduler = new PipelineScheduler(client, { taskQueue: env.taskQueue, steps });
   for (const jobId of await scheduleExamples(scheduler)) {
-    const d = await client.schedule.getHandle(jobId).describe();
-    console.log(`Job ${jobId}: next run ${d.info.nextActionTimes[0]?.toISOString() ?? 'none'}`);
+    const job = await scheduler.getJob(jobId);
+    console.log(`Job ${jobId}: next run ${job.nextRunTimes[0]?.toISOString() ?? 'none'}`);
+    // What DST does to the job in the coming year (nothing for intervals, which count UTC seconds).
+    for (const w of job.foreign ? [] : (job.dstWarnings ?? [])) console.log(`  DST: ${w.message}`);
   }
   // The health check's first interval may be up to 30 s away: run it once now so the first line shows at once.
   await scheduler.triggerJob(EXAMPLE_JOBS.healthCheck);
