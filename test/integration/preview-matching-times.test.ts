@@ -478,12 +478,17 @@ function generatedCases(count: number, seed: number): Case[] {
 describe.concurrent('previewTrigger equals the server on generated specs around clock changes', () => {
   it.each(generatedCases(24, 20261129))('$name ($trigger.timezone)', async ({ trigger, from, to }) => {
     const server = await serverTimes(trigger, from, to);
-    const local = previewTrigger(trigger, 1000, { from })
-      .fireTimes.map((f) => f.utc)
-      .filter((utc) => utc <= to.replace('.000Z', 'Z'));
+    const preview = previewTrigger(trigger, 1000, { from });
+    const local = preview.fireTimes.map((f) => f.utc).filter((utc) => utc <= to.replace('.000Z', 'Z'));
     // The server lists at most 1,000 times: compare that many.
     expect(local.slice(0, server.length)).toEqual(server);
     if (server.length < 1000) expect(local).toHaveLength(server.length);
+    // Whatever the warnings say about runs in the window agrees with the server.
+    if (server.length < 1000) {
+      const [start, end] = [from.replace('.000Z', 'Z'), to.replace('.000Z', 'Z')];
+      const inWindow = preview.dstWarnings.filter((w) => w.transition > start && w.transition <= end);
+      expectWarningsMatchServer(inWindow, server, preview.timezone, start, end);
+    }
   });
 });
 
@@ -536,6 +541,14 @@ const MODEL_CASES: Case[] = [
     '2026-08-30T00:00:00Z',
     '2026-09-14T00:00:00Z',
   ),
+  // ...but an hourly Saturday job does not: its first time that Sunday, 00:00, does not exist, and on
+  // leaving hour 0 the server reads the weekday again at 01:00, which is a Sunday.
+  c(
+    'Santiago hourly on Saturdays, spring',
+    { cron: '0 * * * SAT', timezone: 'America/Santiago' },
+    '2026-09-04T00:00:00Z',
+    '2026-09-08T00:00:00Z',
+  ),
 ];
 
 /*
@@ -550,6 +563,8 @@ const MODEL_WARNINGS: Record<string, DstWarning['kind'][]> = {
   'Troll every 20 min at 00-04h, fall': [], // each repeated time runs once (01:00 at +02, the rest at +00)
   'Santiago Sundays at 09:00, spring': ['skipped'], // Sunday 09:00 exists, but Temporal reads the day as Saturday
   'Santiago Saturdays at 09:00, spring': ['extra'], // ...and so runs a Saturday job on Sunday 09:00
+  // No run on that Sunday: its 00:00 does not exist, and leaving hour 0 the server reads the day again.
+  'Santiago hourly on Saturdays, spring': [],
 };
 
 /** Each warning agrees with the server: runs said to happen twice or extra are fired, skipped ones are not. */
