@@ -263,6 +263,21 @@ describe('DST: what Temporal does, and the warnings that say so', () => {
     ]);
   });
 
+  it('the weekday is read again on leaving an hour: an hourly Saturday job does not run on that Sunday (Santiago)', () => {
+    // Sunday 00:00 (read as Saturday) does not exist; leaving hour 0 the server reads 01:00, a Sunday.
+    expect(local({ cron: '0 * * * SAT', timezone: 'America/Santiago' }, 3, '2026-09-06T02:30:00Z')).toEqual([
+      '2026-09-05T23:00:00-04:00',
+      '2026-09-12T00:00:00-03:00',
+      '2026-09-12T01:00:00-03:00',
+    ]);
+    // Nothing to warn about in September; in April Saturday 23:00 happens twice and runs twice.
+    expect(
+      warnings({ cron: '0 * * * SAT', timezone: 'America/Santiago' }, '2026-08-01T00:00:00Z').map(
+        (w) => w.date,
+      ),
+    ).toEqual(['2027-04-03']);
+  });
+
   it('caps the times compared over a whole day, and says so (7-field cron every 10 s on Sundays, Santiago)', () => {
     // Whole days are compared when the weekday is misread; 8,640 runs a day are cut at 2,000 to stay fast.
     const [w, ...rest] = previewTrigger({ cron: '*/10 * * * * SUN *', timezone: 'America/Santiago' }, 1, {
