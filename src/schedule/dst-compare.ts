@@ -46,7 +46,7 @@ export const MAX_EXAMINED = 20_000;
 export const MAX_EXAMINED_WHOLE_DAYS = 2_000;
 
 /** Whether Temporal reads this date's weekday wrong: it reads it at local midnight as Go's time.Date resolves it. */
-function misreadsWeekday(fire: FireTimes, w: WallTime): boolean {
+export function misreadsWeekday(fire: FireTimes, w: WallTime): boolean {
   const clock = fire.clock;
   return clock.wall(clock.date(w.y, w.mo, w.d, 0, 0, 0)).dow !== w.dow;
 }

@@ -1,4 +1,4 @@
-import { compareAround, type Transition } from './dst-compare';
+import { compareAround, misreadsWeekday, type Transition } from './dst-compare';
 import type { FireTimes } from './fire-times';
 import { wallOf, type WallTime, type ZoneClock } from './zone-clock';
 
@@ -224,8 +224,7 @@ function existsButSkipped(
 
 function misreadsWeekdayOn(fire: FireTimes, date: string): boolean {
   const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
-  const clock = fire.clock;
-  return clock.wall(clock.date(y, mo, d, 0, 0, 0)).dow !== new Date(Date.UTC(y, mo - 1, d)).getUTCDay();
+  return misreadsWeekday(fire, wallOf(Date.UTC(y, mo - 1, d) / 1000));
 }
 
 /** Every DST warning for a trigger's fire times in `(from, to]` (Unix seconds). */
