@@ -36,7 +36,11 @@ import { daysInMonth, type WallTime, type ZoneClock } from './zone-clock';
  *    (Antarctica/Troll, 03:00 -> 01:00) never does: an hour earlier the clock showed another hour.
  * 4. Weekdays. The weekday of the first date is S's; a later date takes the weekday of its local
  *    midnight as date() resolves it. A midnight that does not exist west of UTC (America/Santiago)
- *    resolves to the evening before, so a weekday-restricted calendar skips that date entirely.
+ *    resolves to the evening before, so a weekday-restricted calendar skips that date entirely, and one
+ *    naming the day before runs on it. The server reads the weekday again each time it leaves an hour
+ *    (at the next hour's start, which exists): so a Saturday calendar runs on that Sunday only when its
+ *    first named time there exists (`0 9 * * SAT` at 09:00), and not at all for `0 * * * SAT`, whose
+ *    00:00 does not exist.
  *
  * Only the starting hour looks at S's minute and second; hours before S's hour on the first date are
  * never revisited, so a replay that belongs to an earlier hour is lost once the search starts past it.
@@ -117,6 +121,8 @@ interface LocalDate {
   readonly y: number;
   readonly mo: number;
   readonly d: number;
+  /** Rule 4: its weekday was read at a midnight that resolves to another day (a gap at midnight). */
+  readonly misread?: boolean;
 }
 
 const dateKey = (y: number, mo: number, d: number) => (y * 100 + mo) * 100 + d;
@@ -124,6 +130,11 @@ const dateKey = (y: number, mo: number, d: number) => (y * 100 + mo) * 100 + d;
 /** Rule 4: the weekday of a date after the first, read at its local midnight as date() resolves it. */
 function weekdayAtMidnight(clock: ZoneClock, y: number, mo: number, d: number): number {
   return clock.wall(clock.date(y, mo, d, 0, 0, 0)).dow;
+}
+
+/** The weekday at the start of hour `h` of a date, as date() resolves it. */
+function weekdayAt(clock: ZoneClock, day: LocalDate, h: number): number {
+  return clock.wall(clock.date(day.y, day.mo, day.d, h, 0, 0)).dow;
 }
 
 /** The named dates from S's date on, up to MAX_YEAR. */
@@ -138,10 +149,14 @@ function* namedDates(cal: CalendarMatcher, start: WallTime): Generator<LocalDate
         if (d > last) break;
         const key = dateKey(y, mo, d);
         if (key < startKey) continue;
-        if (weekdays) {
-          const weekday = key === startKey ? start.dow : weekdayAtMidnight(cal.clock, y, mo, d);
+        if (weekdays && key !== startKey) {
+          const weekday = weekdayAtMidnight(cal.clock, y, mo, d);
           if (!weekdays[weekday]) continue;
-        }
+          if (weekday !== new Date(Date.UTC(y, mo - 1, d)).getUTCDay()) {
+            yield { y, mo, d, misread: true };
+            continue;
+          }
+        } else if (weekdays && !weekdays[start.dow]) continue;
         yield { y, mo, d };
       }
     }
@@ -220,6 +235,8 @@ export function nextCalendarTime(cal: CalendarMatcher, after: number): number | 
           ? fireInStartHour(cal, day, start, after)
           : fireInHour(cal, day, h, 0, after);
       if (fire !== undefined) return fire;
+      // Rule 4: leaving an hour, the server reads the weekday again, at the next hour's start.
+      if (day.misread && h < 23 && !cal.sorted.weekdays![weekdayAt(cal.clock, day, h + 1)]) break;
     }
   }
   return undefined;

@@ -1,11 +1,13 @@
+import { compareAround, misreadsWeekday, type Transition } from './dst-compare';
 import type { FireTimes } from './fire-times';
 import { wallOf, type WallTime, type ZoneClock } from './zone-clock';
 
 /*
  * DST warnings: for each clock change in a window, which runs of a trigger Temporal skips, shifts, runs
- * twice, or runs at a time the trigger does not name. Gaps are found by matching the trigger's fields
- * against every wall second that does not exist; repeated hours by running the server's algorithm
- * (FireTimes) across the change and looking at what it fires. Intervals are counted in UTC and never warn.
+ * twice, or runs at a time the trigger does not name. They are derived from the fire times themselves
+ * (dst-compare.ts): the wall times the trigger names around the change against what the server's
+ * algorithm (FireTimes) fires there. This file words the difference. Intervals are counted in UTC and
+ * never warn.
  */
 
 /** One date on which DST changes what a job does. */
@@ -30,15 +32,8 @@ export interface DstWarning {
   message: string;
 }
 
-interface Transition {
-  at: number;
-  before: number;
-  after: number;
-}
-
 const DAY = 86_400;
-/** Fire times examined around one repeated hour; a job firing every second gives 4 x 3600 at most here. */
-const MAX_FIRES_PER_CHANGE = 20_000;
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** Clock changes (offset changes) in `(from, to]`, to the second. */
 export function findTransitions(clock: ZoneClock, from: number, to: number): Transition[] {
@@ -94,126 +89,146 @@ function listTimes(times: string[]): string {
   return `${times[0]} to ${times[times.length - 1]} (${times.length} runs)`;
 }
 
-function gapWarnings(fire: FireTimes, tr: Transition): DstWarning[] {
+type Kind = DstWarning['kind'];
+const KIND_ORDER: Kind[] = ['twice', 'extra', 'skipped', 'shifted'];
+
+/** Words the comparison of one change: one warning per date and kind (one per time for `shifted`). */
+function warningsFor(fire: FireTimes, tr: Transition): DstWarning[] {
   const clock = fire.clock;
-  const start = clock.wall(tr.at - 1);
-  const startWall = Date.UTC(start.y, start.mo - 1, start.d, start.h, start.mi, start.s) / 1000 + 1;
-  const length = tr.after - tr.before;
-  const skipped: WallTime[] = [];
-  const shifted: [WallTime, WallTime][] = [];
-  for (let i = 0; i < length; i++) {
-    const w = wallOf(startWall + i);
-    if (!fire.namesWall(w.y, w.mo, w.d, w.h, w.mi, w.s, w.dow)) continue;
-    const moved = clock.wall(clock.date(w.y, w.mo, w.d, w.h, w.mi, w.s));
-    if (moved.h !== w.h) skipped.push(w);
-    else shifted.push([w, moved]);
-  }
-  const seconds = [...skipped, ...shifted.map(([w]) => w)].some((w) => w.s !== 0);
+  const cmp = compareAround(fire, tr);
+  const fallBack = tr.after < tr.before;
+  const instantsUsed = [
+    ...cmp.skipped,
+    ...cmp.skippedWeekday,
+    ...cmp.extra,
+    ...cmp.twice.flatMap(([, a, b]) => [a, b]),
+  ];
+  const wallsUsed = [...cmp.gapSkipped, ...cmp.shifted.flatMap(([w, t]) => [w, t + tr.after])];
+  // Offsets from the change itself: no zone lookup per time (a whole day of times can be listed).
+  const offsetAt = (sec: number) => (sec < tr.at ? tr.before : tr.after);
+  const seconds = [...wallsUsed, ...instantsUsed.map((t) => t + offsetAt(t))].some((l) => l % 60 !== 0);
+  const wallAt = (sec: number) => wallOf(sec + offsetAt(sec));
+  const label = (sec: number) => timeOf(wallAt(sec), seconds);
+  const at = (sec: number) => `${label(sec)} ${offsetOf(offsetAt(sec))}`;
+  const iso = (sec: number) => localIso(wallAt(sec), offsetAt(sec));
   const change = changeText(clock, tr.at);
-  const base = { transition: new Date(tr.at * 1000).toISOString().replace('.000Z', 'Z') };
+  const transition = new Date(tr.at * 1000).toISOString().replace('.000Z', 'Z');
+  const cap = cmp.capped
+    ? ` (only the first ${cmp.capped.toLocaleString('en-US')} named times around this change were checked)`
+    : '';
   const out: DstWarning[] = [];
-  if (skipped.length > 0) {
-    const times = skipped.map((w) => timeOf(w, seconds));
-    const one = times.length === 1;
-    out.push({
-      ...base,
-      date: dateOf(skipped[0]!),
-      kind: 'skipped',
-      localTimes: skipped.map((w) => localIso(w)),
-      message: `${dateOf(skipped[0]!)} ${listTimes(times)} ${clock.name} ${one ? 'does' : 'do'} not exist (${change}): Temporal skips ${one ? 'this run' : 'these runs'}`,
-    });
+  const push = (date: string, kind: Kind, localTimes: string[], message: string) =>
+    out.push({ date, transition, kind, localTimes, message: message + cap });
+  const byDate = <T>(items: T[], date: (item: T) => string) => {
+    const groups = new Map<string, T[]>();
+    for (const item of items) groups.set(date(item), [...(groups.get(date(item)) ?? []), item]);
+    return groups;
+  };
+  const midnight = (date: string) => {
+    const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
+    const read = clock.wall(clock.date(y, mo, d, 0, 0, 0)).dow;
+    return (
+      `: Temporal reads the day of the week at local midnight, which ${fallBack ? 'happens twice' : 'does not exist'} ` +
+      `that day, and takes ${date} for a ${WEEKDAYS[read]}`
+    );
+  };
+
+  for (const [date, twice] of byDate(cmp.twice, ([, a]) => dateOf(wallAt(a)))) {
+    const times = twice.map(([, a]) => label(a));
+    const [, a, b] = twice[0]!;
+    push(
+      date,
+      'twice',
+      twice.flatMap(([, x, y]) => [iso(x), iso(y)]),
+      `${date} ${listTimes(times)} ${clock.name} ${times.length === 1 ? 'happens' : 'happen'} twice (${change}): ` +
+        `Temporal runs the job both times (e.g. ${at(a)} and ${at(b)})`,
+    );
   }
-  for (const [w, moved] of shifted) {
-    out.push({
-      ...base,
-      date: dateOf(w),
-      kind: 'shifted',
-      localTimes: [localIso(w)],
-      message:
-        `${dateOf(w)} ${timeOf(w, seconds)} ${clock.name} does not exist (${change}): Temporal runs it at ${timeOf(moved, seconds)} instead` +
-        (fire.named(clock.date(w.y, w.mo, w.d, w.h, w.mi, w.s))
-          ? `, merged with the ${timeOf(moved, seconds)} run (one run)`
-          : ''),
-    });
+  for (const [date, extra] of byDate(cmp.extra, (t) => dateOf(wallAt(t)))) {
+    const weekday = misreadsWeekdayOn(fire, date);
+    const reason = weekday
+      ? midnight(date)
+      : fallBack
+        ? ': its repeated-hour handling runs the hour before the change again, one hour later'
+        : '';
+    push(
+      date,
+      'extra',
+      extra.map(iso),
+      `${date} ${clock.name} (${change}): Temporal also runs the job at ${listTimes(extra.map(label))} ${offsetOf(offsetAt(extra[0]!))}, ` +
+        `which the trigger does not name${reason}`,
+    );
   }
-  return out;
+  const dates = new Set([
+    ...cmp.gapSkipped.map((w) => dateOf(wallOf(w))),
+    ...[...cmp.skipped, ...cmp.skippedWeekday].map((t) => dateOf(wallAt(t))),
+  ]);
+  for (const date of [...dates].sort()) {
+    const parts: string[] = [];
+    const localTimes: string[] = [];
+    const gap = cmp.gapSkipped.filter((w) => dateOf(wallOf(w)) === date);
+    if (gap.length > 0) {
+      const one = gap.length === 1;
+      parts.push(
+        `${date} ${listTimes(gap.map((w) => timeOf(wallOf(w), seconds)))} ${clock.name} ${one ? 'does' : 'do'} not exist (${change}): Temporal skips ${one ? 'this run' : 'these runs'}`,
+      );
+      localTimes.push(...gap.map((w) => localIso(wallOf(w))));
+    }
+    const skipped = cmp.skipped.filter((t) => dateOf(wallAt(t)) === date);
+    if (skipped.length > 0 && fallBack) {
+      parts.push(
+        `${date} ${clock.name} (${change}): Temporal skips the run${skipped.length === 1 ? '' : 's'} at ${listTimes(skipped.map(at))}` +
+          ': its repeated-hour handling jumps ahead',
+      );
+    } else if (skipped.length > 0) {
+      parts.push(existsButSkipped(date, skipped.map(label), clock.name, change, ''));
+    }
+    localTimes.push(...skipped.map(iso));
+    const weekday = cmp.skippedWeekday.filter((t) => dateOf(wallAt(t)) === date);
+    if (weekday.length > 0) {
+      parts.push(existsButSkipped(date, weekday.map(label), clock.name, change, midnight(date)));
+      localTimes.push(...weekday.map(iso));
+    }
+    push(date, 'skipped', localTimes, parts.join('; '));
+  }
+  for (const [w, t] of cmp.shifted) {
+    const wall = wallOf(w);
+    const moved = wallAt(t);
+    push(
+      dateOf(wall),
+      'shifted',
+      [localIso(wall)],
+      `${dateOf(wall)} ${timeOf(wall, seconds)} ${clock.name} does not exist (${change}): Temporal runs it at ${timeOf(moved, seconds)} instead` +
+        (fire.named(t) ? `, merged with the ${timeOf(moved, seconds)} run (one run)` : ''),
+    );
+  }
+  return out.sort((a, b) =>
+    a.date === b.date ? KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) : a.date < b.date ? -1 : 1,
+  );
 }
 
-/** The wall time at an instant near a change, knowing the offsets on both sides (no zone lookups). */
-function wallNear(tr: Transition, sec: number): WallTime {
-  return wallOf(sec + (sec < tr.at ? tr.before : tr.after));
+/** "2027-09-26 03:48 Pacific/Chatham exists but Temporal skips it on the day clocks change (...)". */
+function existsButSkipped(
+  date: string,
+  times: string[],
+  zone: string,
+  change: string,
+  reason: string,
+): string {
+  const one = times.length === 1;
+  return (
+    `${date} ${listTimes(times)} ${zone} ${one ? 'exists' : 'exist'} but Temporal skips ${one ? 'it' : 'them'} ` +
+    `on the day clocks change (${change})${reason}`
+  );
 }
 
-function repeatWarnings(fire: FireTimes, tr: Transition): DstWarning[] {
-  const clock = fire.clock;
-  // The repeated stretch, plus an hour either side: Temporal's handling reaches that far.
-  const [from, to] = [tr.at - (tr.before - tr.after) - 3600, tr.at + (tr.before - tr.after) + 3600];
-  const fires = new Set<number>();
-  for (let t = fire.next(from - 1); t !== undefined && t < to && fires.size < MAX_FIRES_PER_CHANGE;) {
-    fires.add(t);
-    t = fire.next(t);
-  }
-  const named: number[] = [];
-  for (let sec = from; sec < to; sec++) {
-    const w = wallNear(tr, sec);
-    if (fire.namesWall(w.y, w.mo, w.d, w.h, w.mi, w.s, w.dow)) named.push(sec);
-  }
-  const seconds = [...fires, ...named].some((f) => wallNear(tr, f).s !== 0);
-  const label = (sec: number) => timeOf(wallNear(tr, sec), seconds);
-  const firedLabels = new Map<string, number[]>();
-  for (const f of fires) firedLabels.set(label(f), [...(firedLabels.get(label(f)) ?? []), f]);
-  const twice = [...firedLabels.entries()].filter(([, at]) => at.length > 1);
-  const extra = [...fires].filter((f) => !fire.named(f));
-  // A named time that never fires, not even at its other copy in the repeated hour.
-  const missed = named.filter((sec) => !fires.has(sec) && !firedLabels.has(label(sec)));
-
-  const date = dateOf(clock.wall(tr.at));
-  const change = changeText(clock, tr.at);
-  const base = { date, transition: new Date(tr.at * 1000).toISOString().replace('.000Z', 'Z') };
-  const at = (sec: number) => `${label(sec)} ${offsetOf(clock.offset(sec))}`;
-  const iso = (sec: number) => localIso(wallNear(tr, sec), clock.offset(sec));
-  const out: DstWarning[] = [];
-  if (twice.length > 0) {
-    const times = twice.map(([l]) => l);
-    const [, first] = twice[0]!;
-    out.push({
-      ...base,
-      kind: 'twice',
-      localTimes: twice.flatMap(([, secs]) => secs.map(iso)),
-      message:
-        `${date} ${listTimes(times)} ${clock.name} ${times.length === 1 ? 'happens' : 'happen'} twice (${change}): ` +
-        `Temporal runs the job both times (e.g. ${at(first[0]!)} and ${at(first[1]!)})`,
-    });
-  }
-  if (extra.length > 0) {
-    const times = extra.map(label);
-    out.push({
-      ...base,
-      kind: 'extra',
-      localTimes: extra.map(iso),
-      message:
-        `${date} ${clock.name} (${change}): Temporal also runs the job at ${listTimes(times)} ${offsetOf(clock.offset(extra[0]!))}, ` +
-        'which the trigger does not name: its repeated-hour handling runs the hour before the change again, one hour later',
-    });
-  }
-  if (missed.length > 0) {
-    const times = missed.map(at);
-    out.push({
-      ...base,
-      kind: 'skipped',
-      localTimes: missed.map(iso),
-      message:
-        `${date} ${clock.name} (${change}): Temporal skips the run${times.length === 1 ? '' : 's'} at ${listTimes(times)}` +
-        ': its repeated-hour handling jumps ahead',
-    });
-  }
-  return out;
+function misreadsWeekdayOn(fire: FireTimes, date: string): boolean {
+  const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
+  return misreadsWeekday(fire, wallOf(Date.UTC(y, mo - 1, d) / 1000));
 }
 
 /** Every DST warning for a trigger's fire times in `(from, to]` (Unix seconds). */
 export function dstWarnings(fire: FireTimes, from: number, to: number): DstWarning[] {
   if (!fire.hasCalendars) return [];
-  return findTransitions(fire.clock, from, to).flatMap((tr) =>
-    tr.after > tr.before ? gapWarnings(fire, tr) : repeatWarnings(fire, tr),
-  );
+  return findTransitions(fire.clock, from, to).flatMap((tr) => warningsFor(fire, tr));
 }

@@ -51,6 +51,34 @@ export class FireTimes {
     return best;
   }
 
+  /** Whether some calendar restricts the day of the week (Temporal reads it at local midnight). */
+  get restrictsWeekdays(): boolean {
+    return this.calendars.some((cal) => cal.sorted.weekdays !== undefined);
+  }
+
+  /**
+   * The wall times some calendar names on a date, as seconds of the day in `[from, to)`, increasing, at
+   * most `limit` of them. `dow` is the date's real weekday: what a user expects, not what Temporal reads.
+   */
+  namedOn(y: number, mo: number, d: number, dow: number, from: number, to: number, limit: number): number[] {
+    const out = new Set<number>();
+    for (const { fields: f, sorted } of this.calendars) {
+      if (!(f.year(y) && f.month(mo) && f.dayOfMonth(d) && f.dayOfWeek(dow))) continue;
+      let count = 0;
+      for (const h of sorted.hours) {
+        if ((h + 1) * 3600 <= from || h * 3600 >= to || count >= limit) continue;
+        for (const time of sorted.times) {
+          const sec = h * 3600 + time;
+          if (sec < from) continue;
+          if (sec >= to || count >= limit) break;
+          out.add(sec);
+          count++;
+        }
+      }
+    }
+    return [...out].sort((a, b) => a - b).slice(0, limit);
+  }
+
   /** Whether some calendar names the wall time at this instant. */
   named(sec: number): boolean {
     return this.calendars.some((cal) => calendarMatches(cal, sec));

@@ -478,12 +478,17 @@ function generatedCases(count: number, seed: number): Case[] {
 describe.concurrent('previewTrigger equals the server on generated specs around clock changes', () => {
   it.each(generatedCases(24, 20261129))('$name ($trigger.timezone)', async ({ trigger, from, to }) => {
     const server = await serverTimes(trigger, from, to);
-    const local = previewTrigger(trigger, 1000, { from })
-      .fireTimes.map((f) => f.utc)
-      .filter((utc) => utc <= to.replace('.000Z', 'Z'));
+    const preview = previewTrigger(trigger, 1000, { from });
+    const local = preview.fireTimes.map((f) => f.utc).filter((utc) => utc <= to.replace('.000Z', 'Z'));
     // The server lists at most 1,000 times: compare that many.
     expect(local.slice(0, server.length)).toEqual(server);
     if (server.length < 1000) expect(local).toHaveLength(server.length);
+    // Whatever the warnings say about runs in the window agrees with the server.
+    if (server.length < 1000) {
+      const [start, end] = [from.replace('.000Z', 'Z'), to.replace('.000Z', 'Z')];
+      const inWindow = preview.dstWarnings.filter((w) => w.transition > start && w.transition <= end);
+      expectWarningsMatchServer(inWindow, server, preview.timezone, start, end);
+    }
   });
 });
 
@@ -529,15 +534,73 @@ const MODEL_CASES: Case[] = [
     '2026-08-30T00:00:00Z',
     '2026-09-14T00:00:00Z',
   ),
+  // ...and the same misread makes a Saturday calendar run on that Sunday too.
+  c(
+    'Santiago Saturdays at 09:00, spring',
+    { cron: '0 9 * * SAT', timezone: 'America/Santiago' },
+    '2026-08-30T00:00:00Z',
+    '2026-09-14T00:00:00Z',
+  ),
+  // ...but an hourly Saturday job does not: its first time that Sunday, 00:00, does not exist, and on
+  // leaving hour 0 the server reads the weekday again at 01:00, which is a Sunday.
+  c(
+    'Santiago hourly on Saturdays, spring',
+    { cron: '0 * * * SAT', timezone: 'America/Santiago' },
+    '2026-09-04T00:00:00Z',
+    '2026-09-08T00:00:00Z',
+  ),
 ];
 
+/*
+ * The warnings the corner cases must get: the effects above are read off the fire times, so each one is
+ * reported, and checked against the server's times as for CASES.
+ */
+const MODEL_WARNINGS: Record<string, DstWarning['kind'][]> = {
+  // 02:48-03:44 do not exist; 03:48-03:56 exist but hour 3 is lost: one skipped warning for the date.
+  'Chatham every 4 min at 02-03h, spring: hour 3 lost': ['skipped'],
+  'Chatham 03:55, spring: runs': [],
+  'Lord Howe every 10 min at 01-02h, fall': ['skipped'], // 01:40 +11:00 to 02:30 +10:30 are never run
+  'Troll every 20 min at 00-04h, fall': [], // each repeated time runs once (01:00 at +02, the rest at +00)
+  'Santiago Sundays at 09:00, spring': ['skipped'], // Sunday 09:00 exists, but Temporal reads the day as Saturday
+  'Santiago Saturdays at 09:00, spring': ['extra'], // ...and so runs a Saturday job on Sunday 09:00
+  // No run on that Sunday: its 00:00 does not exist, and leaving hour 0 the server reads the day again.
+  'Santiago hourly on Saturdays, spring': [],
+};
+
+/** Each warning agrees with the server: runs said to happen twice or extra are fired, skipped ones are not. */
+function expectWarningsMatchServer(
+  warnings: DstWarning[],
+  server: string[],
+  zone: string,
+  from: string,
+  to: string,
+) {
+  const fired = new Set(server);
+  const firedWalls = new Set(
+    server.map((utc) => DateTime.fromISO(utc, { zone }).toFormat("yyyy-MM-dd'T'HH:mm:ss")),
+  );
+  for (const w of warnings) {
+    for (const time of w.localTimes) {
+      const hasOffset = /[+-]\d\d:\d\d$/.test(time);
+      const utc = hasOffset ? DateTime.fromISO(time).toUTC().toISO({ suppressMilliseconds: true })! : '';
+      if (hasOffset && (utc <= from || utc > to)) continue;
+      if (w.kind === 'twice' || w.kind === 'extra') expect(fired, `${w.message}: ${time}`).toContain(utc);
+      else if (hasOffset) expect(fired.has(utc), `${w.message}: ${time}`).toBe(false);
+      else expect(firedWalls.has(time), `${w.message}: ${time}`).toBe(false);
+    }
+  }
+}
+
 describe.concurrent('previewTrigger equals the server on the corner cases of its DST model', () => {
-  it.each(MODEL_CASES)('$name ($trigger.timezone)', async ({ trigger, from, to }) => {
+  it.each(MODEL_CASES)('$name ($trigger.timezone)', async ({ name, trigger, from, to }) => {
     const server = await serverTimes(trigger, from, to);
-    const local = previewTrigger(trigger, 1000, { from })
-      .fireTimes.map((f) => f.utc)
-      .filter((utc) => utc <= to);
+    const preview = previewTrigger(trigger, 1000, { from });
+    const local = preview.fireTimes.map((f) => f.utc).filter((utc) => utc <= to);
     expect(server.length).toBeGreaterThan(0);
     expect(local).toEqual(server);
+
+    const inWindow = preview.dstWarnings.filter((w) => w.transition > from && w.transition <= to);
+    expect(inWindow.map((w) => w.kind)).toEqual(MODEL_WARNINGS[name]);
+    expectWarningsMatchServer(inWindow, server, preview.timezone, from, to);
   });
 });

@@ -213,6 +213,87 @@ describe('DST: what Temporal does, and the warnings that say so', () => {
     ]);
   });
 
+  it('a gap ends the hour after it: Pacific/Chatham loses 03:48, which exists, and the warning says so', () => {
+    // 02:48 does not exist (02:45 -> 03:45) and ends hour 2; 03:00 does not exist either and ends hour 3
+    // before 03:48. Warnings are read off the fire times, so the lost 03:48-03:56 are reported too.
+    const trigger: Trigger = { cron: '*/4 2-3 * * *', timezone: 'Pacific/Chatham' };
+    expect(local(trigger, 2, '2027-09-25T13:58:00Z')).toEqual([
+      '2027-09-26T02:44:00+12:45',
+      '2027-09-27T02:00:00+13:45',
+    ]);
+    const [w] = previewTrigger(trigger, 1, { from: '2027-09-01T00:00:00Z' }).dstWarnings;
+    expect(w).toMatchObject({ date: '2027-09-26', kind: 'skipped' });
+    expect(w!.message).toBe(
+      '2027-09-26 02:48 to 03:44 (15 runs) Pacific/Chatham do not exist (clocks go 02:45 -> 03:45): Temporal skips these runs; ' +
+        '2027-09-26 03:48, 03:52 and 03:56 Pacific/Chatham exist but Temporal skips them on the day clocks change (clocks go 02:45 -> 03:45)',
+    );
+    expect(w!.localTimes.slice(-3)).toEqual([
+      '2027-09-26T03:48:00+13:45',
+      '2027-09-26T03:52:00+13:45',
+      '2027-09-26T03:56:00+13:45',
+    ]);
+    // A calendar whose first time in hour 3 exists keeps the hour: nothing to warn about.
+    expect(warnings({ cron: '55 3 * * *', timezone: 'Pacific/Chatham' }, '2027-09-01T00:00:00Z')).toEqual([]);
+  });
+
+  it('a gap at midnight makes Temporal misread the weekday: a Sunday job skips that Sunday (America/Santiago)', () => {
+    // Sunday 2026-09-06 00:00 does not exist; Temporal reads the weekday at midnight as Go's time.Date
+    // resolves it, Saturday 23:00, so 09:00 (which exists) is skipped, and a Saturday job runs instead.
+    expect(local({ cron: '0 9 * * SUN', timezone: 'America/Santiago' }, 2, '2026-09-01T00:00:00Z')).toEqual([
+      '2026-09-13T09:00:00-03:00',
+      '2026-09-20T09:00:00-03:00',
+    ]);
+    expect(warnings({ cron: '0 9 * * SUN', timezone: 'America/Santiago' }, '2026-08-01T00:00:00Z')).toEqual([
+      {
+        date: '2026-09-06',
+        kind: 'skipped',
+        message:
+          '2026-09-06 09:00 America/Santiago exists but Temporal skips it on the day clocks change (clocks go 00:00 -> 01:00): ' +
+          'Temporal reads the day of the week at local midnight, which does not exist that day, and takes 2026-09-06 for a Saturday',
+      },
+    ]);
+    expect(warnings({ cron: '0 9 * * SAT', timezone: 'America/Santiago' }, '2026-08-01T00:00:00Z')).toEqual([
+      {
+        date: '2026-09-06',
+        kind: 'extra',
+        message:
+          '2026-09-06 America/Santiago (clocks go 00:00 -> 01:00): Temporal also runs the job at 09:00 -03:00, which the trigger does not name: ' +
+          'Temporal reads the day of the week at local midnight, which does not exist that day, and takes 2026-09-06 for a Saturday',
+      },
+    ]);
+  });
+
+  it('the weekday is read again on leaving an hour: an hourly Saturday job does not run on that Sunday (Santiago)', () => {
+    // Sunday 00:00 (read as Saturday) does not exist; leaving hour 0 the server reads 01:00, a Sunday.
+    expect(local({ cron: '0 * * * SAT', timezone: 'America/Santiago' }, 3, '2026-09-06T02:30:00Z')).toEqual([
+      '2026-09-05T23:00:00-04:00',
+      '2026-09-12T00:00:00-03:00',
+      '2026-09-12T01:00:00-03:00',
+    ]);
+    // Nothing to warn about in September; in April Saturday 23:00 happens twice and runs twice.
+    expect(
+      warnings({ cron: '0 * * * SAT', timezone: 'America/Santiago' }, '2026-08-01T00:00:00Z').map(
+        (w) => w.date,
+      ),
+    ).toEqual(['2027-04-03']);
+  });
+
+  it('caps the times compared over a whole day, and says so (7-field cron every 10 s on Sundays, Santiago)', () => {
+    // Whole days are compared when the weekday is misread; 8,640 runs a day are cut at 2,000 to stay fast.
+    const [w, ...rest] = previewTrigger({ cron: '*/10 * * * * SUN *', timezone: 'America/Santiago' }, 1, {
+      from: '2026-08-01T00:00:00Z',
+    }).dstWarnings;
+    expect(rest).toEqual([]);
+    expect(w).toMatchObject({ date: '2026-09-06', kind: 'skipped' });
+    expect(w!.localTimes).toHaveLength(2000);
+    expect(w!.message).toBe(
+      '2026-09-06 00:00:00 to 00:59:50 (360 runs) America/Santiago do not exist (clocks go 00:00 -> 01:00): Temporal skips these runs; ' +
+        '2026-09-06 01:00:00 to 05:33:10 (1640 runs) America/Santiago exist but Temporal skips them on the day clocks change (clocks go 00:00 -> 01:00): ' +
+        'Temporal reads the day of the week at local midnight, which does not exist that day, and takes 2026-09-06 for a Saturday ' +
+        '(only the first 2,000 named times around this change were checked)',
+    );
+  });
+
   it('warns for every DST date in the 12 months after from, and only those', () => {
     // From 2026-11-01 00:00Z New York changes clocks on 2026-11-01 (06:00Z) and 2027-03-14; the next
     // change, 2027-11-07, is more than 12 months away. "0 * * * *" runs 01:00 twice, and skips 02:00.
