@@ -5,7 +5,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { PipelineScheduler } from '../src';
+import { PipelineScheduler, jobDstWarnings } from '../src';
 import { connectionOptions, readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
 import { createWorker, type RunFinishedEvent } from '../src/worker';
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     const job = await scheduler.getJob(jobId);
     console.log(`Job ${jobId}: next run ${job.nextRunTimes[0]?.toISOString() ?? 'none'}`);
     // What DST does to the job in the coming year (nothing for intervals, which count UTC seconds).
-    for (const w of job.foreign ? [] : (job.dstWarnings ?? [])) console.log(`  DST: ${w.message}`);
+    for (const w of jobDstWarnings(job)) console.log(`  DST: ${w.message}`);
   }
   // The health check's first interval may be up to 30 s away: run it once now so the first line shows at once.
   await scheduler.triggerJob(EXAMPLE_JOBS.healthCheck);

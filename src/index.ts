@@ -72,6 +72,7 @@ export type {
 export { RedriveError } from './client/dead-letters';
 export type { DeadLetter, ListDeadLettersOptions } from './client/dead-letters';
 export { PipelineScheduler } from './client/pipeline-scheduler';
+export { jobDstWarnings } from './client/job-describe';
 export type {
   PipelineSchedulerOptions,
   JobOptions,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
 import { connectionOptions, type TflowEnv } from '../config';
+import { jobDstWarnings } from '../client/job-describe';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
 import type { JobListing, JobRun, JobStats } from '../client/job-types';
 
@@ -98,11 +99,14 @@ export function registerJobCommands(program: Command, env: TflowEnv): void {
     );
   jobs
     .command('get <jobId>')
-    .description('show a job as created, with next runs, recent runs and counters')
+    .description(
+      'show a job as created, with next runs, recent runs, counters and the DST dates of the coming year',
+    )
     .action(async (jobId: string, _opts: unknown, cmd: Command) =>
       run(cmd, async (s) => {
         const job = await s.getJob(jobId);
-        return { json: job, text: [JSON.stringify(job, null, 2)] };
+        const shown = job.foreign ? job : { ...job, dstWarnings: jobDstWarnings(job) };
+        return { json: shown, text: [JSON.stringify(shown, null, 2)] };
       }),
     );
   for (const [verb, description] of [

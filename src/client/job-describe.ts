@@ -6,6 +6,9 @@ import type {
 } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { compileTrigger } from '../schedule/compile-trigger';
+import type { DstWarning } from '../schedule/dst';
+import { InvalidTriggerError } from '../schedule/errors';
+import { previewTrigger } from '../schedule/preview';
 import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-types';
 import { isJobMemo } from './job-memo';
 import { decodeJobRecord } from './job-record';
@@ -146,4 +149,20 @@ export function jobFromDescription(d: ScheduleDescription): JobListing {
 /** A one-off job that has used its single run: gone for the user, even before its clean-up deletes it. */
 export function isSpentOneOff(job: JobListing): boolean {
   return !job.foreign && 'runAt' in job.trigger && job.nextRunTimes.length === 0 && job.recentRuns.length > 0;
+}
+
+/**
+ * What DST does to a job in the coming 12 months, computed locally as `preview` does, in the job's own
+ * time zone. Empty for a foreign schedule, and for a trigger preview cannot read (a spec edited outside temporal-flow into a shape it
+ * does not know). Not part of getJob(), which stays one describe call: this costs milliseconds of CPU.
+ */
+export function jobDstWarnings(job: JobListing, from?: Date): DstWarning[] {
+  if (job.foreign) return [];
+  try {
+    return previewTrigger(job.trigger, 1, { defaultTimezone: job.timezone, ...(from ? { from } : {}) })
+      .dstWarnings;
+  } catch (err) {
+    if (err instanceof InvalidTriggerError) return [];
+    throw err;
+  }
 }

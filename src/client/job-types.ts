@@ -1,4 +1,3 @@
-import type { DstWarning } from '../schedule/dst';
 import type { JobPolicies } from '../schedule/policies';
 import type { Trigger } from '../schedule/trigger-types';
 
@@ -63,11 +62,6 @@ export interface ScheduledJob extends JobBase {
   args?: unknown[];
   /** Only from getJob() and listJobs({ details: true }). */
   counters?: JobCounters;
-  /**
-   * Every date in the coming 12 months where DST makes this job skip a run, run twice or run an extra
-   * time, computed locally as {@link PipelineScheduler.preview} does. Only from getJob().
-   */
-  dstWarnings?: DstWarning[];
   /** Runs left for a one-off job (1 before it ran). Only from getJob(). */
   remainingActions?: number;
   createdAt?: Date;

@@ -131,18 +131,7 @@ export class PipelineScheduler {
 
   /** The job as created (trigger, time zone, args, policies, note, paused) plus next runs, recent runs, counters. */
   async getJob(jobId: string): Promise<JobListing> {
-    const job = jobFromDescription(await this.describe(jobId));
-    if (job.foreign) return job;
-    try {
-      return {
-        ...job,
-        dstWarnings: previewTrigger(job.trigger, 1, { defaultTimezone: job.timezone }).dstWarnings,
-      };
-    } catch (err) {
-      // A spec edited outside temporal-flow may mean a trigger preview cannot read: the job still shows.
-      if (err instanceof InvalidTriggerError) return job;
-      throw err;
-    }
+    return jobFromDescription(await this.describe(jobId));
   }
 
   /** Changes when a job runs (cron, interval, runAt, time zone); everything else is kept. */

@@ -54,6 +54,9 @@ describe('tflow jobs', () => {
       trigger: { cron: '0 2 * * *', timezone: 'Europe/Paris' },
       args: ['pong'],
       paused: true,
+      dstWarnings: expect.arrayContaining([
+        expect.objectContaining({ date: '2027-03-28', kind: 'skipped' }),
+      ]) as unknown,
     });
     expect(await tflow('resume', jobId, '--note', 'go')).toBe(`resumed ${jobId}`);
     expect(await scheduler.getJob(jobId)).toMatchObject({ paused: false, note: 'go' });
