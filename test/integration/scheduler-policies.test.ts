@@ -68,6 +68,14 @@ afterAll(async () => {
 });
 
 const ago = (ms: number) => new Date(Date.now() - ms);
+/**
+ * A past window holding exactly `n` occurrences of a `everyMs` interval: both ends sit mid-way between
+ * occurrences, so the count does not depend on the clock or on whether the bounds are inclusive.
+ */
+function windowOf(n: number, everyMs: number): { from: Date; to: Date } {
+  const to = Math.floor(Date.now() / everyMs) * everyMs - everyMs / 2;
+  return { from: new Date(to - n * everyMs), to: new Date(to) };
+}
 const count = (runs: JobRun[], pred: (r: JobRun) => boolean) => runs.filter(pred).length;
 
 describe('maxInstances > 1: a per-job semaphore in Temporal', () => {
@@ -190,33 +198,42 @@ describe('maxInstances 1: coalesce maps to SKIP or BUFFER_ALL (driven with backf
     await scheduler.removeJob(jobId);
   });
 
-  it('coalesce: false (BUFFER_ALL) queues the overlapping runs and runs them one after the other', async () => {
-    const key = t.uid('buffer');
-    const jobId = await scheduler.scheduleInterval(holdPipeline, {
-      jobId: key,
-      every: '10s',
-      args: [key],
-      coalesce: false,
-      paused: true,
-    });
-    await scheduler.backfillJob(jobId, { from: ago(40_000), to: ago(1_000) });
-    await waitFor('the first run to hold', async () => (lane(key).inside === 1 ? true : undefined));
-    const job = await scheduler.getJob(jobId);
-    expect(!job.foreign && job.counters?.skippedOverlap).toBe(0);
-    openLane(key);
-    const runs = await waitFor('every buffered run to complete', async () => {
-      const r = await scheduler.getHistory(jobId);
-      return r.length >= 4 && r.every((x) => x.status === 'completed') ? r : undefined;
-    });
-    expect(lane(key).maxInside).toBe(1);
-    expect(lane(key).entered).toBe(runs.length);
-    // One after the other: each run started after the previous one closed.
-    const byStart = [...runs].reverse();
-    for (let i = 1; i < byStart.length; i++) {
-      expect(byStart[i]!.startedAt.getTime()).toBeGreaterThanOrEqual(byStart[i - 1]!.closedAt!.getTime());
-    }
-    await scheduler.removeJob(jobId);
-  });
+  it(
+    'coalesce: false (BUFFER_ALL) queues the overlapping runs and runs them one after the other',
+    { timeout: 120_000 },
+    async () => {
+      const key = t.uid('buffer');
+      const jobId = await scheduler.scheduleInterval(holdPipeline, {
+        jobId: key,
+        every: '10s',
+        args: [key],
+        coalesce: false,
+        paused: true,
+      });
+      await scheduler.backfillJob(jobId, windowOf(4, 10_000));
+      await waitFor('the first run to hold', async () => (lane(key).inside === 1 ? true : undefined));
+      const job = await scheduler.getJob(jobId);
+      expect(!job.foreign && job.counters?.skippedOverlap).toBe(0);
+      openLane(key);
+      // The schedule starts each buffered run once it sees the previous one closed: allow for a busy server.
+      const runs = await waitFor(
+        'every buffered run to complete',
+        async () => {
+          const r = await scheduler.getHistory(jobId);
+          return r.length === 4 && r.every((x) => x.status === 'completed') ? r : undefined;
+        },
+        60_000,
+      );
+      expect(lane(key).maxInside).toBe(1);
+      expect(lane(key).entered).toBe(runs.length);
+      // One after the other: each run started after the previous one closed.
+      const byStart = [...runs].reverse();
+      for (let i = 1; i < byStart.length; i++) {
+        expect(byStart[i]!.startedAt.getTime()).toBeGreaterThanOrEqual(byStart[i - 1]!.closedAt!.getTime());
+      }
+      await scheduler.removeJob(jobId);
+    },
+  );
 });
 
 describe('misfireGraceTime: the in-workflow guard', () => {
