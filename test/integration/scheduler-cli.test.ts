@@ -55,7 +55,10 @@ describe('tflow jobs', () => {
       args: ['pong'],
       paused: true,
       dstWarnings: expect.arrayContaining([
-        expect.objectContaining({ date: '2027-03-28', kind: 'skipped' }),
+        expect.objectContaining({
+          date: expect.stringMatching(/^\d{4}-03-\d\d$/) as unknown,
+          kind: 'skipped',
+        }),
       ]) as unknown,
     });
     expect(await tflow('resume', jobId, '--note', 'go')).toBe(`resumed ${jobId}`);

@@ -68,8 +68,14 @@ describe('jobs round-trip', () => {
       expect([local.hour, local.minute]).toEqual([2, 0]);
     }
     // What DST does to it in the coming year, in the job's own zone (not the scheduler's default, UTC).
-    expect(jobDstWarnings(job).map((w) => w.message)).toContain(
-      '2027-03-28 02:00 Europe/Paris does not exist (clocks go 02:00 -> 03:00): Temporal skips this run',
+    // Any 12 months hold one spring-forward day, on which 02:00 does not exist in Paris.
+    expect(jobDstWarnings(job)).toContainEqual(
+      expect.objectContaining({
+        kind: 'skipped',
+        message: expect.stringMatching(
+          /^\d{4}-03-\d\d 02:00 Europe\/Paris does not exist \(clocks go 02:00 -> 03:00\): Temporal skips this run$/,
+        ) as unknown,
+      }),
     );
 
     const listed = await waitFor('the job in listJobs', async () =>
