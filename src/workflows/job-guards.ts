@@ -5,6 +5,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  setHandler,
   proxyActivities,
   proxySinks,
   upsertSearchAttributes,
@@ -16,6 +17,7 @@ import type { JobErrorEvent, PipelineRunInput, PipelineRunResult, RunJobContext 
 import { lagField, scheduleLagMs } from './schedule-lag';
 import { OUTCOME_SEARCH_ATTRIBUTE } from './search-attributes';
 import type { TflowSinks } from './sinks';
+import { progressQuery } from './pipeline-workflow';
 
 /*
  * The job policies a schedule alone cannot make exact, enforced by the scheduled run itself:
@@ -35,6 +37,12 @@ const { tflow } = proxySinks<TflowSinks>();
 type SkipReason = NonNullable<PipelineRunResult['skipReason']>;
 
 function skipped(input: PipelineRunInput, job: RunJobContext, reason: SkipReason): PipelineRunResult {
+  setHandler(progressQuery, () => ({
+    pipeline: input.spec.name,
+    status: 'skipped',
+    currentStep: null,
+    completed: [],
+  }));
   upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: `skipped:${reason}` }]);
   const info = workflowInfo();
   log.info('scheduled run skipped', { jobId: job.jobId, reason });
@@ -90,6 +98,13 @@ export async function runWithJobGuards(
 ): Promise<PipelineRunResult> {
   const job = input.job;
   if (!job) return interpret(input);
+  // Until the interpreter installs its own handler (after the guards), `progress` says the run waits.
+  setHandler(progressQuery, () => ({
+    pipeline: input.spec.name,
+    status: 'running',
+    currentStep: null,
+    completed: [],
+  }));
   let slot: SlotHolder | undefined;
   try {
     const late = scheduleLagMs();

@@ -270,6 +270,11 @@ describe('misfireGraceTime: the in-workflow guard', () => {
       .getHandle(late[0]!.workflowId, late[0]!.runId)
       .result()) as unknown;
     expect(result).toEqual({ status: 'skipped', skipReason: 'misfire', steps: [] });
+    // A skipped run still answers the progress query (answered from its history: the run is closed).
+    const progress = await t.client.workflow
+      .getHandle(late[0]!.workflowId, late[0]!.runId)
+      .query<{ status: string; currentStep: string | null; completed: unknown[] }>('progress');
+    expect(progress).toMatchObject({ status: 'skipped', currentStep: null, completed: [] });
     await scheduler.removeJob(jobId);
   });
 });
