@@ -10,18 +10,13 @@
  * When the interpreter changes what it does, keep the old files (the change must replay them, with
  * `patched()`) and add new ones next to them, e.g. `saga-v2.json`.
  */
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { readEnv } from '../../src/config';
-import { DevServer } from '../../src/devserver';
 import { PipelineClient } from '../../src/client/pipeline-client';
 import { pipeline, type PipelineLike } from '../../src/pipeline';
-import { createWorker } from '../../src/worker/create-worker';
 import { writeHistoryFile } from './history-file';
+import { runScript, withRecordingWorker } from './recording-env';
 
 export const steps = {
   async add(x: number) {
@@ -82,40 +77,19 @@ export const scenarios: Record<string, { p: PipelineLike; args: unknown[] }> = {
 };
 
 async function main(): Promise<void> {
-  // The recorded failures are on purpose: keep the worker's warnings about them out of the output.
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const env = readEnv();
-  const server = env.temporalAddress ? undefined : await DevServer.startEphemeral(env);
-  const address = env.temporalAddress ?? server!.address;
-  const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
-  const taskQueue = `record-${randomUUID()}`;
-  const worker = await createWorker({ connection: nativeConnection, taskQueue, steps });
-  const pipelines = new PipelineClient(client, { taskQueue });
-  try {
-    await worker.runUntil(async () => {
-      for (const [name, { p, args }] of Object.entries(scenarios)) {
-        const handle = await pipelines.start(p, args, { workflowId: `replay-${name}` });
-        await handle.result().catch(() => undefined); // the saga scenario fails on purpose
-        const history = await handle.fetchHistory();
-        const file = path.join(__dirname, 'histories', `${name}.json`);
-        await writeHistoryFile(file, history);
-        console.log(
-          `recorded ${name}: ${history.events?.length} events -> ${path.relative(process.cwd(), file)}`,
-        );
-      }
-    });
-  } finally {
-    await nativeConnection.close();
-    await connection.close();
-    await server?.stop();
-  }
-}
-
-if (require.main === module) {
-  void main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
+  await withRecordingWorker(steps, async ({ client, taskQueue }) => {
+    const pipelines = new PipelineClient(client, { taskQueue });
+    for (const [name, { p, args }] of Object.entries(scenarios)) {
+      const handle = await pipelines.start(p, args, { workflowId: `replay-${name}` });
+      await handle.result().catch(() => undefined); // the saga scenario fails on purpose
+      const history = await handle.fetchHistory();
+      const file = path.join(__dirname, 'histories', `${name}.json`);
+      await writeHistoryFile(file, history);
+      console.log(
+        `recorded ${name}: ${history.events?.length} events -> ${path.relative(process.cwd(), file)}`,
+      );
+    }
   });
 }
+
+if (require.main === module) runScript(main);

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { readEnv } from '../../src/config';
+import { DevServer } from '../../src/devserver';
+import { createWorker, type Steps } from '../../src/worker/create-worker';
+
+/** What a recording script gets: a client and a task queue that a worker with its steps polls. */
+export interface RecordingEnv {
+  client: Client;
+  taskQueue: string;
+}
+
+/**
+ * Runs `record` against a throw-away dev server (or TEMPORAL_ADDRESS) while a worker with `steps` polls a
+ * fresh task queue; closes everything afterwards. Shared by record.ts and record-scheduled.ts.
+ */
+export async function withRecordingWorker(
+  steps: Steps,
+  record: (env: RecordingEnv) => Promise<void>,
+): Promise<void> {
+  // The recorded failures are on purpose: keep the worker's warnings about them out of the output.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const env = readEnv();
+  const server = env.temporalAddress ? undefined : await DevServer.startEphemeral(env);
+  const address = env.temporalAddress ?? server!.address;
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const taskQueue = `record-${randomUUID()}`;
+  try {
+    const worker = await createWorker({ connection: nativeConnection, taskQueue, steps });
+    await worker.runUntil(record({ client: new Client({ connection }), taskQueue }));
+  } finally {
+    await nativeConnection.close();
+    await connection.close();
+    await server?.stop();
+  }
+}
+
+/** Runs a recording script's main, reporting a failure through the exit code. */
+export function runScript(main: () => Promise<void>): void {
+  void main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}
