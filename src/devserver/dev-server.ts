@@ -66,6 +66,26 @@ async function pickPort(preferred: number | undefined, fallback: number): Promis
   return freePort();
 }
 
+/** Where a server listens and stores, decided once whichever way it is started. */
+interface ServerLayout {
+  namespace: string;
+  port: number;
+  /** `undefined`: no UI. */
+  uiPort: number | undefined;
+  /** `undefined`: in memory. */
+  dbFile: string | undefined;
+}
+
+async function resolveLayout(opts: DevServerOptions): Promise<ServerLayout> {
+  const port = await pickPort(opts.port, 7233);
+  return {
+    namespace: opts.namespace ?? 'default',
+    port,
+    uiPort: opts.uiPort === false ? undefined : await pickPort(opts.uiPort, port + 1000),
+    dbFile: opts.db === 'memory' ? undefined : path.resolve(opts.home, opts.db ?? 'temporal.db'),
+  };
+}
+
 /**
  * The embedded default: `temporal server start-dev` with a SQLite file under `.tflow/`, the UI on, and
  * temporal-flow's search attributes registered. Start with {@link DevServer.start}, stop with
@@ -102,8 +122,8 @@ export class DevServer implements AsyncDisposable {
   }
 
   static async start(opts: DevServerOptions): Promise<DevServer> {
-    const namespace = opts.namespace ?? 'default';
     await mkdir(opts.home, { recursive: true });
+    const layout = await resolveLayout(opts);
     let cli: TemporalCli;
     try {
       cli = await ensureTemporalCli({
@@ -114,11 +134,9 @@ export class DevServer implements AsyncDisposable {
       });
     } catch (err) {
       if (!(err instanceof TemporalCliNotFoundError) || opts.sdkDownload === false) throw err;
-      return DevServer.startWithSdkDownload(opts, err);
+      return DevServer.startWithSdkDownload(layout, err);
     }
-    const port = await pickPort(opts.port, 7233);
-    const uiPort = opts.uiPort === false ? undefined : await pickPort(opts.uiPort, port + 1000);
-    const dbFile = opts.db === 'memory' ? undefined : path.resolve(opts.home, opts.db ?? 'temporal.db');
+    const { namespace, port, uiPort, dbFile } = layout;
     const logFile = path.join(opts.home, 'server.log');
 
     const args = [
@@ -130,8 +148,9 @@ export class DevServer implements AsyncDisposable {
       String(port),
       '--namespace',
       namespace,
+      '--log-level',
+      'error',
     ];
-    args.push('--log-level', 'error');
     if (dbFile) args.push('--db-filename', dbFile);
     if (uiPort === undefined) args.push('--headless');
     else args.push('--ui-port', String(uiPort), '--ui-disable-news-fetch');
@@ -205,13 +224,9 @@ export class DevServer implements AsyncDisposable {
    * needs the internet (it fails on machines that reach only package registries).
    */
   private static async startWithSdkDownload(
-    opts: DevServerOptions,
+    { namespace, port, uiPort, dbFile }: ServerLayout,
     notFound: TemporalCliNotFoundError,
   ): Promise<DevServer> {
-    const namespace = opts.namespace ?? 'default';
-    const port = await pickPort(opts.port, 7233);
-    const uiPort = opts.uiPort === false ? undefined : await pickPort(opts.uiPort, port + 1000);
-    const dbFile = opts.db === 'memory' ? undefined : path.resolve(opts.home, opts.db ?? 'temporal.db');
     let env: TestWorkflowEnvironment;
     try {
       env = await TestWorkflowEnvironment.createLocal({
@@ -268,5 +283,3 @@ export class DevServer implements AsyncDisposable {
     await this.stop();
   }
 }
-
-export { TemporalCliNotFoundError };
