@@ -7,16 +7,14 @@ import {
   log,
   setHandler,
   proxyActivities,
-  proxySinks,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type * as schedulerActivities from '../activities/scheduler-activities';
 import { releaseSlotSignal, semaphoreWorkflowId, type SlotHolder } from './job-semaphore-defs';
 import type { JobErrorEvent, PipelineRunInput, PipelineRunResult, RunJobContext } from './run-types';
-import { lagField, scheduleLagMs } from './schedule-lag';
+import { reportRunFinished, scheduleLagMs } from './run-finished';
 import { OUTCOME_SEARCH_ATTRIBUTE } from './search-attributes';
-import type { TflowSinks } from './sinks';
 import { progressQuery } from './pipeline-workflow';
 
 /*
@@ -32,11 +30,14 @@ const { tflowAcquireSlot, tflowFinishOneOff } = proxyActivities<typeof scheduler
   retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
 });
 
-const { tflow } = proxySinks<TflowSinks>();
-
 type SkipReason = NonNullable<PipelineRunResult['skipReason']>;
 
-function skipped(input: PipelineRunInput, job: RunJobContext, reason: SkipReason): PipelineRunResult {
+function skipped(
+  input: PipelineRunInput,
+  job: RunJobContext,
+  reason: SkipReason,
+  lagMs: number | undefined,
+): PipelineRunResult {
   setHandler(progressQuery, () => ({
     pipeline: input.spec.name,
     status: 'skipped',
@@ -44,18 +45,8 @@ function skipped(input: PipelineRunInput, job: RunJobContext, reason: SkipReason
     completed: [],
   }));
   upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: `skipped:${reason}` }]);
-  const info = workflowInfo();
   log.info('scheduled run skipped', { jobId: job.jobId, reason });
-  tflow.runFinished({
-    pipeline: input.spec.name,
-    jobId: job.jobId,
-    workflowId: info.workflowId,
-    runId: info.runId,
-    status: 'skipped',
-    skipReason: reason,
-    durationMs: 0,
-    ...lagField(),
-  });
+  reportRunFinished(input, { status: 'skipped', skipReason: reason, durationMs: 0, lagMs });
   return { status: 'skipped', skipReason: reason, steps: [] };
 }
 
@@ -94,10 +85,10 @@ async function runOnError(name: string, event: JobErrorEvent): Promise<void> {
  */
 export async function runWithJobGuards(
   input: PipelineRunInput,
-  interpret: (input: PipelineRunInput) => Promise<PipelineRunResult>,
+  interpret: (input: PipelineRunInput, lagMs: number | undefined) => Promise<PipelineRunResult>,
 ): Promise<PipelineRunResult> {
   const job = input.job;
-  if (!job) return interpret(input);
+  if (!job) return interpret(input, undefined);
   // Until the interpreter installs its own handler (after the guards), `progress` says the run waits.
   setHandler(progressQuery, () => ({
     pipeline: input.spec.name,
@@ -109,18 +100,18 @@ export async function runWithJobGuards(
   try {
     const late = scheduleLagMs();
     if (job.misfireGraceMs !== undefined && late !== undefined && late > job.misfireGraceMs) {
-      return skipped(input, job, 'misfire');
+      return skipped(input, job, 'misfire', late);
     }
     if (job.maxInstances !== undefined && job.maxInstances > 1) {
       const info = workflowInfo();
       const me = { workflowId: info.workflowId, runId: info.runId };
       if (!(await tflowAcquireSlot({ jobId: job.jobId, max: job.maxInstances, ...me }))) {
-        return skipped(input, job, 'max-instances');
+        return skipped(input, job, 'max-instances', late);
       }
       slot = me;
     }
     try {
-      return await interpret(input);
+      return await interpret(input, late);
     } catch (err) {
       // A cancelled run did not fail: the interpreter may wrap the cancellation, so ask the scope too.
       const cancelled = isCancellation(err) || CancellationScope.current().consideredCancelled;

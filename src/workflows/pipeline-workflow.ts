@@ -4,15 +4,13 @@ import {
   defineQuery,
   isCancellation,
   proxyActivities,
-  proxySinks,
   setHandler,
   sleep,
-  workflowInfo,
 } from '@temporalio/workflow';
 import type { PipelineSpec } from '../pipeline/spec';
 import { PIPELINE_SPEC_VERSION } from '../pipeline/version';
 import { ProgressTracker } from './progress';
-import { lagField } from './schedule-lag';
+import { reportRunFinished } from './run-finished';
 import { runNode, StepFailed } from './run-nodes';
 import {
   PIPELINE_FAILED,
@@ -23,15 +21,12 @@ import {
   type PipelineRunResult,
 } from './run-types';
 import { Saga } from './saga';
-import type { TflowSinks } from './sinks';
 import { rootFailure } from './step-options';
 
 /** `ApplicationFailure.type` of a run whose input the interpreter cannot read (bad version, unknown step). */
 export const PIPELINE_INPUT_INVALID = 'PipelineInputInvalid';
 
 export const progressQuery = defineQuery<PipelineProgress>(PROGRESS_QUERY);
-
-const { tflow } = proxySinks<TflowSinks>();
 
 /** How long the failure hook may take: it runs after the saga, when the run is already lost. */
 const ON_FAILURE_TIMEOUT_MS = 60_000;
@@ -40,26 +35,18 @@ const ON_FAILURE_TIMEOUT_MS = 60_000;
  * The one generic workflow: interprets the {@link PipelineRunInput} it is started with. Its type name,
  * query name and input shape are persisted (see run-types.ts).
  */
-export async function pipelineWorkflow(input: PipelineRunInput): Promise<PipelineRunResult> {
+export async function pipelineWorkflow(
+  input: PipelineRunInput,
+  /** Schedule lag, as the job guards measured it in the first workflow task (scheduled runs only). */
+  lagMs?: number,
+): Promise<PipelineRunResult> {
   const { spec } = input;
-  const info = workflowInfo();
   const startedAt = Date.now();
-  const lag = lagField();
   const progress = new ProgressTracker(spec.name);
   setHandler(progressQuery, () => progress.snapshot());
 
-  const finish = (status: 'completed' | 'failed' | 'skipped', extra: { failedStep?: string } = {}) => {
-    tflow.runFinished({
-      pipeline: spec.name,
-      ...(input.job ? { jobId: input.job.jobId } : {}),
-      workflowId: info.workflowId,
-      runId: info.runId,
-      status,
-      durationMs: Date.now() - startedAt,
-      ...lag,
-      ...extra,
-    });
-  };
+  const finish = (status: 'completed' | 'failed', extra: { failedStep?: string } = {}) =>
+    reportRunFinished(input, { status, durationMs: Date.now() - startedAt, lagMs, ...extra });
 
   // Shape kept flat on purpose: parse input -> run body -> finish, so that guards (e.g. the scheduler's
   // misfire / per-job semaphore) can wrap the body with a few lines before `try` and in a `finally`.

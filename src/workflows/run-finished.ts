@@ -1,0 +1,44 @@
+/*
+ * What a run reports when it ends (the run-finished sink event: logs and metrics on the worker), and its
+ * schedule lag. Built in one place for the interpreter and the job guards.
+ */
+import { proxySinks, workflowInfo } from '@temporalio/workflow';
+import type { PipelineRunInput } from './run-types';
+import type { RunFinishedEvent, TflowSinks } from './sinks';
+import { SCHEDULED_START_TIME_ATTRIBUTE } from './search-attributes';
+
+const { tflow } = proxySinks<TflowSinks>();
+
+/**
+ * Schedule lag of a scheduled run: workflow time now (read in the first workflow task: when a worker
+ * first handled the run) minus its nominal time, Temporal's `TemporalScheduledStartTime`. Undefined for
+ * runs not started by a schedule. Reads only workflow info: no command, replay-safe.
+ */
+export function scheduleLagMs(): number | undefined {
+  const nominal = workflowInfo().typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
+  return nominal ? Date.now() - nominal.getTime() : undefined;
+}
+
+/** How a run ended, for {@link reportRunFinished}; the rest of the event comes from the run itself. */
+export interface RunEnd {
+  status: RunFinishedEvent['status'];
+  durationMs: number;
+  /** Measured once, in the run's first workflow task (before any guard waited on a slot). */
+  lagMs: number | undefined;
+  skipReason?: string;
+  failedStep?: string;
+}
+
+/** Emits the run-finished event (logs, metrics) of this run: the one place that builds it. */
+export function reportRunFinished(input: PipelineRunInput, end: RunEnd): void {
+  const info = workflowInfo();
+  const { lagMs, ...rest } = end;
+  tflow.runFinished({
+    pipeline: input.spec.name,
+    ...(input.job ? { jobId: input.job.jobId } : {}),
+    workflowId: info.workflowId,
+    runId: info.runId,
+    ...rest,
+    ...(lagMs === undefined ? {} : { lagMs }),
+  });
+}
