@@ -3,6 +3,7 @@ import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
 import type { JobRun } from '../../src/client/job-types';
+import type { JobPolicies } from '../../src/schedule/policies';
 import type { JobErrorEvent } from '../../src/workflows/run-types';
 import { holdersQuery, semaphoreWorkflowId } from '../../src/workflows/job-semaphore-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
@@ -68,6 +69,27 @@ afterAll(async () => {
 });
 
 const ago = (ms: number) => new Date(Date.now() - ms);
+
+/** A paused job running `holdPipeline` every 10 s on lane `key` (its steps wait until the lane opens). */
+function holdJob(key: string, policies: JobPolicies = {}): Promise<string> {
+  return scheduler.scheduleInterval(holdPipeline, {
+    jobId: key,
+    every: '10s',
+    args: [key],
+    paused: true,
+    ...policies,
+  });
+}
+
+/** Backfills a maxInstances-2 job and waits until two runs hold its slots; returns them. */
+async function twoHolders(key: string, jobId: string): Promise<JobRun[]> {
+  await scheduler.backfillJob(jobId, { from: ago(25_000), to: ago(1_000) });
+  return waitFor('two runs holding a slot', async () => {
+    const runs = await scheduler.getHistory(jobId, { limit: 100 });
+    const running = runs.filter((r) => r.status === 'running');
+    return lane(key).inside === 2 && running.length === 2 ? running : undefined;
+  });
+}
 /**
  * A past window holding exactly `n` occurrences of a `everyMs` interval: both ends sit mid-way between
  * occurrences, so the count does not depend on the clock or on whether the bounds are inclusive.
@@ -81,13 +103,7 @@ const count = (runs: JobRun[], pred: (r: JobRun) => boolean) => runs.filter(pred
 describe('maxInstances > 1: a per-job semaphore in Temporal', () => {
   it('never runs 3 at once with maxInstances 2 under a burst of backfills and triggers; extra runs are skipped', async () => {
     const key = t.uid('burst');
-    const jobId = await scheduler.scheduleInterval(holdPipeline, {
-      jobId: key,
-      every: '10s',
-      args: [key],
-      maxInstances: 2,
-      paused: true,
-    });
+    const jobId = await holdJob(key, { maxInstances: 2 });
     // Two backfills of distinct windows (each occurrence has its own nominal time) and a trigger.
     await scheduler.backfillJob(jobId, { from: ago(120_000), to: ago(61_000) });
     await scheduler.backfillJob(jobId, { from: ago(60_000), to: ago(1_000) });
@@ -122,18 +138,8 @@ describe('maxInstances > 1: a per-job semaphore in Temporal', () => {
 
   it('frees the slot of a run that was terminated (it never released it)', async () => {
     const key = t.uid('terminated');
-    const jobId = await scheduler.scheduleInterval(holdPipeline, {
-      jobId: key,
-      every: '10s',
-      args: [key],
-      maxInstances: 2,
-      paused: true,
-    });
-    await scheduler.backfillJob(jobId, { from: ago(25_000), to: ago(1_000) });
-    const holders = await waitFor('two runs holding a slot', async () => {
-      const runs = await scheduler.getHistory(jobId, { limit: 100 });
-      return lane(key).inside === 2 ? runs.filter((r) => r.status === 'running') : undefined;
-    });
+    const jobId = await holdJob(key, { maxInstances: 2 });
+    const holders = await twoHolders(key, jobId);
     for (const h of holders) await t.client.workflow.getHandle(h.workflowId, h.runId).terminate('test');
     openLane(key);
     await scheduler.triggerJob(jobId);
@@ -145,19 +151,8 @@ describe('maxInstances > 1: a per-job semaphore in Temporal', () => {
   });
   it('gives the slot back when a run is cancelled (released from its finally)', async () => {
     const key = t.uid('cancelled');
-    const jobId = await scheduler.scheduleInterval(holdPipeline, {
-      jobId: key,
-      every: '10s',
-      args: [key],
-      maxInstances: 2,
-      paused: true,
-    });
-    await scheduler.backfillJob(jobId, { from: ago(25_000), to: ago(1_000) });
-    const holders = await waitFor('two runs holding a slot', async () => {
-      const runs = await scheduler.getHistory(jobId, { limit: 100 });
-      const running = runs.filter((r) => r.status === 'running');
-      return lane(key).inside === 2 && running.length === 2 ? running : undefined;
-    });
+    const jobId = await holdJob(key, { maxInstances: 2 });
+    const holders = await twoHolders(key, jobId);
     const semaphore = t.client.workflow.getHandle(semaphoreWorkflowId(jobId));
     expect(await semaphore.query(holdersQuery)).toHaveLength(2);
     await t.client.workflow.getHandle(holders[0]!.workflowId, holders[0]!.runId).cancel();
@@ -174,13 +169,7 @@ describe('maxInstances > 1: a per-job semaphore in Temporal', () => {
 describe('maxInstances 1: coalesce maps to SKIP or BUFFER_ALL (driven with backfill)', () => {
   it('coalesce: true (SKIP) starts one run and skips the overlapping ones', async () => {
     const key = t.uid('skip');
-    const jobId = await scheduler.scheduleInterval(holdPipeline, {
-      jobId: key,
-      every: '10s',
-      args: [key],
-      coalesce: true,
-      paused: true,
-    });
+    const jobId = await holdJob(key, { coalesce: true });
     await scheduler.backfillJob(jobId, { from: ago(60_000), to: ago(1_000) });
     await waitFor('the first run to hold', async () => (lane(key).inside === 1 ? true : undefined));
     const job = await waitFor('Temporal to count the skipped runs', async () => {
@@ -203,13 +192,7 @@ describe('maxInstances 1: coalesce maps to SKIP or BUFFER_ALL (driven with backf
     { timeout: 120_000 },
     async () => {
       const key = t.uid('buffer');
-      const jobId = await scheduler.scheduleInterval(holdPipeline, {
-        jobId: key,
-        every: '10s',
-        args: [key],
-        coalesce: false,
-        paused: true,
-      });
+      const jobId = await holdJob(key, { coalesce: false });
       await scheduler.backfillJob(jobId, windowOf(4, 10_000));
       await waitFor('the first run to hold', async () => (lane(key).inside === 1 ? true : undefined));
       const job = await scheduler.getJob(jobId);
@@ -240,14 +223,7 @@ describe('misfireGraceTime: the in-workflow guard', () => {
   it('ends runs started later than the grace after their nominal time as skipped, running no step', async () => {
     const key = t.uid('misfire');
     openLane(key);
-    const jobId = await scheduler.scheduleInterval(holdPipeline, {
-      jobId: key,
-      every: '10s',
-      args: [key],
-      coalesce: false,
-      misfireGraceTime: '15s',
-      paused: true,
-    });
+    const jobId = await holdJob(key, { coalesce: false, misfireGraceTime: '15s' });
     // Backfilled occurrences keep their old nominal times: 60 to 30 seconds ago, beyond the 15 s grace.
     await scheduler.backfillJob(jobId, { from: ago(60_000), to: ago(30_000) });
     const late = await waitFor('the late runs to end', async () => {
