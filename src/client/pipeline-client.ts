@@ -6,7 +6,8 @@ import {
   type PipelineRunInput,
   type PipelineRunResult,
 } from '../workflows/run-types';
-import { checkKnownSteps, runStartOptions, stepNames } from './run-start';
+import { checkKnownSteps, runStartOptions } from './run-start';
+import { knownStepNames } from '../pipeline/builder';
 import {
   listDeadLetters,
   readFailedRun,
@@ -52,13 +53,13 @@ export interface RedriveOptions {
  * ```
  */
 export class PipelineClient {
-  private readonly knownSteps: string[] | undefined;
+  private readonly knownSteps: readonly string[] | undefined;
 
   constructor(
     readonly client: Client,
     readonly options: PipelineClientOptions,
   ) {
-    this.knownSteps = stepNames(options.steps);
+    this.knownSteps = knownStepNames(options.steps);
   }
 
   /** Starts a run and returns its handle. `args` are the first step's arguments. */

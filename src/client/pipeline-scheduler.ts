@@ -31,7 +31,8 @@ import {
 import { computeStats } from './job-stats';
 import type { JobFilter, JobHistoryOptions, JobListing, JobRun, JobStats } from './job-types';
 import { createOptions, modifyUpdate, rescheduleUpdate } from './job-write';
-import { checkKnownSteps, stepNames } from './run-start';
+import { checkKnownSteps } from './run-start';
+import { knownStepNames } from '../pipeline/builder';
 
 export type { CronJobOptions, IntervalJobOptions, JobOptions, ModifyJobOptions, OneOffJobOptions };
 
@@ -62,7 +63,7 @@ const DESCRIBE_CONCURRENCY = 16;
  */
 export class PipelineScheduler {
   readonly timezone: string;
-  private readonly knownSteps: string[] | undefined;
+  private readonly knownSteps: readonly string[] | undefined;
   /**
    * Jobs this scheduler created or has seen to be ours: removeJob skips their ownership check (one call
    * instead of two). A job id only leaves the set when removed through this scheduler.
@@ -74,7 +75,7 @@ export class PipelineScheduler {
     readonly options: PipelineSchedulerOptions,
   ) {
     this.timezone = validateTimezone(options.timezone ?? 'UTC');
-    this.knownSteps = stepNames(options.steps);
+    this.knownSteps = knownStepNames(options.steps);
     if (options.onError !== undefined) this.checkOnError(options.onError);
   }
 

@@ -31,11 +31,3 @@ export function runStartOptions(spec: PipelineSpec, args: unknown[], job?: RunJo
     ...(spec.timeoutMs !== undefined ? { workflowExecutionTimeout: spec.timeoutMs + TIMEOUT_GRACE_MS } : {}),
   };
 }
-
-/** The worker's step names, from a steps object or a list. */
-export function stepNames(
-  steps: Record<string, unknown> | readonly string[] | undefined,
-): string[] | undefined {
-  if (steps === undefined) return undefined;
-  return Array.isArray(steps) ? [...(steps as readonly string[])] : Object.keys(steps);
-}

@@ -185,7 +185,8 @@ export function pipeline<Steps = unknown>(
   return new Pipeline(name, timeoutMs === undefined ? {} : { timeoutMs }, knownStepNames(options.steps));
 }
 
-function knownStepNames(steps: unknown): readonly string[] | undefined {
+/** The worker's step names, from its steps object or a list of names; undefined when not given. */
+export function knownStepNames(steps: unknown): readonly string[] | undefined {
   if (steps === undefined) return undefined;
   if (Array.isArray(steps)) return steps.map(String);
   if (typeof steps === 'object' && steps !== null) return Object.keys(steps);
