@@ -1,11 +1,14 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { TflowEnv } from '../config';
 import { DevServer } from '../devserver/dev-server';
 import { ensureTemporalCli } from '../devserver/find-cli';
 
 function parsePort(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`port must be 0-65535, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError(
+      `a port is a whole number from 0 (any free port) to 65535, got "${value}"`,
+    );
   return n;
 }
 
