@@ -1,6 +1,6 @@
 /*
  * Search attributes temporal-flow sets on its runs and schedules. Their names are persisted in
- * visibility: never rename one. The dev server and docker-compose register each of them.
+ * visibility: never rename one. `tflow setup` (setupNamespace), the dev server and docker-compose register each of them.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
