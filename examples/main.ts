@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     console.log(`Temporal server: ${address} (TEMPORAL_ADDRESS)`);
   }
 
-  // The embedded server is plain; TEMPORAL_API_KEY / TEMPORAL_TLS_* apply to a server given by TEMPORAL_ADDRESS.
+  // The embedded server is plain; the profile's API key and TLS settings (TEMPORAL_API_KEY, TEMPORAL_TLS_*) apply to a server given by TEMPORAL_ADDRESS.
   const connect = server ? { address } : connectionOptions(env, address);
   // The client first: an unreachable server or refused credentials become one line saying what to set.
   const connection = await connectToTemporal(connect);

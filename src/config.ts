@@ -1,23 +1,45 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import {
+  loadClientConfigProfile,
+  toClientOptions,
+  type ClientConfigProfile,
+  type ClientConfigTLS,
+} from '@temporalio/envconfig';
+import type { TLSConfig } from '@temporalio/client';
 import { TemporalFlowError } from './errors';
 
-/**
- * The only reader of `process.env`. Everything else receives its settings as arguments, so that tests
- * and embedders can pass their own.
+/*
+ * The only reader of `process.env`. How to reach Temporal comes from `@temporalio/envconfig`: the standard
+ * variables (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE,
+ * TEMPORAL_CONFIG_FILE, TEMPORAL_GRPC_META_*) and the TOML profiles that the `temporal` CLI and every SDK
+ * share. Our own variables (TFLOW_*, TEMPORAL_CLI) cover only what the standard has no name for.
  */
+
+/** A setting that cannot be used: says which variable or file, what was wrong and what to set. */
+export class InvalidConfigError extends TemporalFlowError {
+  constructor(
+    /** The variable or file at fault, e.g. `TEMPORAL_TLS_CLIENT_KEY_PATH`. */
+    readonly field: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super('INVALID_CONFIG', message, options);
+  }
+}
+
+/** Everything temporal-flow reads from the environment. Everything else receives it as arguments. */
 export interface TflowEnv {
   /** Explicit path of the Temporal CLI (`TEMPORAL_CLI`). */
   temporalCli: string | undefined;
-  /** Address of an existing Temporal server (`TEMPORAL_ADDRESS`); unset means the embedded dev server. */
+  /**
+   * The Temporal client profile: the TOML profile (`TEMPORAL_PROFILE`, default `default`, from
+   * `TEMPORAL_CONFIG_FILE` or the standard file) overridden by the standard TEMPORAL_* variables.
+   */
+  profile: ClientConfigProfile;
+  /** Address of an existing Temporal server (the profile's, e.g. `TEMPORAL_ADDRESS`); unset means the embedded dev server. */
   temporalAddress: string | undefined;
-  /** Namespace (`TEMPORAL_NAMESPACE`). @default 'default' */
+  /** Namespace (the profile's, e.g. `TEMPORAL_NAMESPACE`). @default 'default' */
   namespace: string;
-  /** API key for Temporal Cloud or a secured cluster (`TEMPORAL_API_KEY`). */
-  apiKey: string | undefined;
-  /** Client certificate and key paths for mTLS (`TEMPORAL_TLS_CERT`, `TEMPORAL_TLS_KEY`). */
-  tlsCertPath: string | undefined;
-  tlsKeyPath: string | undefined;
   /** Folder of the embedded server's SQLite file, logs and the project-local CLI (`TFLOW_HOME`). @default ./.tflow */
   home: string;
   /** Task queue of pipeline runs (`TFLOW_TASK_QUEUE`). @default 'pipelines' */
@@ -34,15 +56,33 @@ export interface TflowEnv {
   path: string;
 }
 
+/** Variables of temporal-flow 0.1 that the standard names replace. */
+const RENAMED: Readonly<Record<string, string>> = {
+  TEMPORAL_TLS_CERT: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  TEMPORAL_TLS_KEY: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
+};
+
+/**
+ * Reads the environment (and the Temporal TOML profile it points at).
+ *
+ * @throws InvalidConfigError for a renamed variable, an unreadable or malformed profile file, or a missing profile.
+ */
 export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
+  for (const [old, now] of Object.entries(RENAMED)) {
+    if (env[old]) {
+      throw new InvalidConfigError(
+        old,
+        `${old} is no longer read: set ${now} instead (Temporal's standard name)`,
+      );
+    }
+  }
+  const profile = loadProfile(env);
   const port = env.TFLOW_METRICS_PORT ? Number(env.TFLOW_METRICS_PORT) : undefined;
   return {
     temporalCli: env.TEMPORAL_CLI || undefined,
-    temporalAddress: env.TEMPORAL_ADDRESS || undefined,
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
-    apiKey: env.TEMPORAL_API_KEY || undefined,
-    tlsCertPath: env.TEMPORAL_TLS_CERT || undefined,
-    tlsKeyPath: env.TEMPORAL_TLS_KEY || undefined,
+    profile,
+    temporalAddress: profile.address || undefined,
+    namespace: profile.namespace || 'default',
     home: path.resolve(env.TFLOW_HOME || '.tflow'),
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
     metricsPort: port !== undefined && Number.isInteger(port) && port >= 0 ? port : undefined,
@@ -51,33 +91,92 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
   };
 }
 
+function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {
+  // envconfig treats an empty variable as set; we treat it as unset, like every other variable here.
+  const vars = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''),
+  );
+  const file = vars.TEMPORAL_CONFIG_FILE;
+  try {
+    return loadClientConfigProfile({ overrideEnvVars: vars });
+  } catch (err) {
+    const what = file
+      ? `the Temporal config file ${file} (TEMPORAL_CONFIG_FILE)`
+      : 'the Temporal config file';
+    throw new InvalidConfigError(
+      file ? 'TEMPORAL_CONFIG_FILE' : 'TEMPORAL_PROFILE',
+      `cannot read ${what}: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+}
+
 /** What `Connection.connect` and `NativeConnection.connect` need to reach a secured cluster. */
 export interface TemporalConnectionOptions {
   address: string;
   apiKey?: string;
-  tls?: boolean | { clientCertPair: { crt: Buffer; key: Buffer } };
+  tls?: boolean | TLSConfig;
+  metadata?: Record<string, string>;
 }
 
 /**
- * Connection options for `address` from the environment: mTLS when TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY
- * name a client certificate and key, an API key (over TLS) when TEMPORAL_API_KEY is set, plain otherwise.
+ * Connection options for `address` from the profile: mTLS with the client certificate and key, a server
+ * CA or name when given, an API key (over TLS unless TLS is disabled), gRPC metadata; plain otherwise.
  *
- * @throws TemporalFlowError (`INVALID_CONFIG`) naming the variables when only one of the certificate and the key is set, or a file is unreadable.
+ * @throws InvalidConfigError naming the variables when only one of the certificate and the key is set, or a file is unreadable.
  */
 export function connectionOptions(env: TflowEnv, address: string): TemporalConnectionOptions {
-  if ((env.tlsCertPath === undefined) !== (env.tlsKeyPath === undefined)) {
-    throw new TemporalFlowError(
-      'INVALID_CONFIG',
-      'set both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (client certificate and its key) for mTLS, or neither',
+  const tls = env.profile.tls;
+  const hasCert = tls?.clientCert !== undefined;
+  if (hasCert !== (tls?.clientKey !== undefined)) {
+    throw new InvalidConfigError(
+      hasCert ? 'TEMPORAL_TLS_CLIENT_KEY_PATH' : 'TEMPORAL_TLS_CLIENT_CERT_PATH',
+      'set both TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (client certificate and its key, or their _DATA forms) for mTLS, or neither',
     );
   }
-  const mtls =
-    env.tlsCertPath && env.tlsKeyPath
-      ? { clientCertPair: { crt: readFileSync(env.tlsCertPath), key: readFileSync(env.tlsKeyPath) } }
-      : undefined;
+  if (tls) checkReadable(tls);
+  const { connectionOptions: c } = toClientOptions({ ...env.profile, address });
   return {
     address,
-    ...(env.apiKey ? { apiKey: env.apiKey } : {}),
-    ...(mtls ? { tls: mtls } : env.apiKey ? { tls: true } : {}),
+    ...(c.apiKey ? { apiKey: c.apiKey as string } : {}),
+    ...(c.tls !== undefined && c.tls !== null ? { tls: definedOnly(c.tls) } : {}),
+    ...(env.profile.grpcMeta && Object.keys(env.profile.grpcMeta).length > 0
+      ? { metadata: env.profile.grpcMeta }
+      : {}),
   };
+}
+
+/** The TLS options without the keys envconfig sets to `undefined`, certificates as Buffers. */
+function definedOnly(tls: boolean | TLSConfig): boolean | TLSConfig {
+  if (typeof tls === 'boolean') return tls;
+  const pair = tls.clientCertPair;
+  return {
+    ...(tls.serverNameOverride !== undefined ? { serverNameOverride: tls.serverNameOverride } : {}),
+    ...(tls.serverRootCACertificate !== undefined
+      ? { serverRootCACertificate: Buffer.from(tls.serverRootCACertificate) }
+      : {}),
+    ...(pair ? { clientCertPair: { crt: Buffer.from(pair.crt), key: Buffer.from(pair.key) } } : {}),
+  };
+}
+
+const TLS_FILES: readonly [keyof ClientConfigTLS, string][] = [
+  ['clientCert', 'TEMPORAL_TLS_CLIENT_CERT_PATH'],
+  ['clientKey', 'TEMPORAL_TLS_CLIENT_KEY_PATH'],
+  ['serverCACert', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH'],
+];
+
+/** envconfig reads the files with readFileSync: say which setting names the unreadable one. */
+function checkReadable(tls: ClientConfigTLS): void {
+  for (const [key, variable] of TLS_FILES) {
+    try {
+      toClientOptions({ tls: { [key]: tls[key] } });
+    } catch (err) {
+      const source = tls[key] as { path?: string } | undefined;
+      throw new InvalidConfigError(
+        variable,
+        `cannot read ${variable}${source?.path ? ` (${source.path})` : ''}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; check the path and its permissions`,
+        { cause: err },
+      );
+    }
+  }
 }

@@ -71,7 +71,7 @@ export class ServerUnreachableError extends TemporalFlowError {
       `cannot reach a Temporal server at ${address} (${reason}): start one (\`npx tflow dev\`) or set ` +
         `TEMPORAL_ADDRESS to the host:port of yours` +
         (options?.tls
-          ? '; TLS is on (TEMPORAL_API_KEY or TEMPORAL_TLS_CERT is set), and a server without TLS does not answer it'
+          ? '; TLS is on (an API key or a TEMPORAL_TLS_* setting is set), and a server without TLS does not answer it'
           : ''),
       options,
     );
@@ -88,7 +88,7 @@ export class CredentialsRejectedError extends TemporalFlowError {
     super(
       'CREDENTIALS_REJECTED',
       `the Temporal server at ${address} rejected the credentials (${reason}): check TEMPORAL_API_KEY, or ` +
-        'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY, and that they are for this namespace',
+        'TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH, and that they are for this namespace',
       options,
     );
   }

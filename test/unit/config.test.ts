@@ -2,8 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectionOptions, readEnv } from '../../src/config';
-import { TemporalFlowError } from '../../src/errors';
+import { connectionOptions, InvalidConfigError, readEnv } from '../../src/config';
 
 let dir: string;
 beforeAll(async () => {
@@ -58,10 +57,10 @@ describe('connectionOptions', () => {
     });
   });
 
-  it('uses mTLS with the client certificate and key files', () => {
+  it('uses mTLS with the client certificate and key files (standard names)', () => {
     const env = readEnv({
-      TEMPORAL_TLS_CERT: path.join(dir, 'client.pem'),
-      TEMPORAL_TLS_KEY: path.join(dir, 'client.key'),
+      TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'client.pem'),
+      TEMPORAL_TLS_CLIENT_KEY_PATH: path.join(dir, 'client.key'),
     });
     expect(connectionOptions(env, 'x:7233')).toEqual({
       address: 'x:7233',
@@ -70,13 +69,75 @@ describe('connectionOptions', () => {
   });
 
   it('says what is missing when only the certificate is set', () => {
-    expect(() => connectionOptions(readEnv({ TEMPORAL_TLS_KEY: 'k.pem' }), 'x:7233')).toThrow(
-      TemporalFlowError,
+    expect(() => connectionOptions(readEnv({ TEMPORAL_TLS_CLIENT_KEY_PATH: 'k.pem' }), 'x:7233')).toThrow(
+      InvalidConfigError,
     );
     expect(() =>
-      connectionOptions(readEnv({ TEMPORAL_TLS_CERT: path.join(dir, 'client.pem') }), 'x:7233'),
+      connectionOptions(readEnv({ TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'client.pem') }), 'x:7233'),
     ).toThrow(
-      'set both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (client certificate and its key) for mTLS, or neither',
+      'set both TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (client certificate and its key, or their _DATA forms) for mTLS, or neither',
+    );
+  });
+
+  it('names the variable of an unreadable file, as a typed error (not a raw fs error)', () => {
+    const env = readEnv({
+      TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'client.pem'),
+      TEMPORAL_TLS_CLIENT_KEY_PATH: path.join(dir, 'missing.key'),
+    });
+    let caught: unknown;
+    try {
+      connectionOptions(env, 'x:7233');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InvalidConfigError);
+    expect(caught).toMatchObject({ field: 'TEMPORAL_TLS_CLIENT_KEY_PATH', code: 'INVALID_CONFIG' });
+    expect((caught as Error).message).toBe(
+      `cannot read TEMPORAL_TLS_CLIENT_KEY_PATH (${path.join(dir, 'missing.key')}): ENOENT; check the path and its permissions`,
+    );
+  });
+
+  it('refuses the variables of 0.1 with the standard name to use', () => {
+    expect(() => readEnv({ TEMPORAL_TLS_CERT: 'c.pem' })).toThrow(
+      'TEMPORAL_TLS_CERT is no longer read: set TEMPORAL_TLS_CLIENT_CERT_PATH instead',
+    );
+  });
+});
+
+describe('Temporal TOML profiles (@temporalio/envconfig)', () => {
+  it('reads address, namespace and API key from the profile named by TEMPORAL_PROFILE; env variables win', async () => {
+    const file = path.join(dir, 'temporal.toml');
+    await writeFile(
+      file,
+      [
+        '[profile.default]',
+        'address = "localhost:7233"',
+        '[profile.prod]',
+        'address = "prod.example:7233"',
+        'namespace = "etl"',
+        'api_key = "secret"',
+      ].join('\n'),
+    );
+    const prod = readEnv({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' });
+    expect(prod).toMatchObject({ temporalAddress: 'prod.example:7233', namespace: 'etl' });
+    expect(connectionOptions(prod, prod.temporalAddress!)).toEqual({
+      address: 'prod.example:7233',
+      apiKey: 'secret',
+      tls: true,
+    });
+    expect(
+      readEnv({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_NAMESPACE: 'other' })
+        .namespace,
+    ).toBe('other');
+    expect(readEnv({ TEMPORAL_CONFIG_FILE: file }).temporalAddress).toBe('localhost:7233');
+  });
+
+  it('a malformed profile file is a typed error naming TEMPORAL_CONFIG_FILE', async () => {
+    const file = path.join(dir, 'bad.toml');
+    await writeFile(file, '[profile.default\naddress = ');
+    expect(() => readEnv({ TEMPORAL_CONFIG_FILE: file })).toThrow(InvalidConfigError);
+    expect(() => readEnv({ TEMPORAL_CONFIG_FILE: file })).toThrow(
+      `cannot read the Temporal config file ${file} (TEMPORAL_CONFIG_FILE)`,
     );
   });
 });
