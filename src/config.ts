@@ -138,7 +138,7 @@ export function connectionOptions(env: TflowEnv, address: string): TemporalConne
   const { connectionOptions: c } = toClientOptions({ ...env.profile, address });
   return {
     address,
-    ...(c.apiKey ? { apiKey: c.apiKey as string } : {}),
+    ...(c.apiKey ? { apiKey: c.apiKey } : {}),
     ...(c.tls !== undefined && c.tls !== null ? { tls: definedOnly(c.tls) } : {}),
     ...(env.profile.grpcMeta && Object.keys(env.profile.grpcMeta).length > 0
       ? { metadata: env.profile.grpcMeta }
