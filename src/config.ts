@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TemporalFlowError } from './errors';
+import { AesGcmPayloadCodec } from './codec/aes-gcm-codec';
+import { parseCodecKeys } from './codec/keys';
 
 /**
  * The only reader of `process.env`. Everything else receives its settings as arguments, so that tests
@@ -24,6 +26,13 @@ export interface TflowEnv {
   taskQueue: string;
   /** Port of the worker's /metrics and /healthz (`TFLOW_METRICS_PORT`); unset disables them. */
   metricsPort: number | undefined;
+  /**
+   * Keys of the payload codec (`TFLOW_CODEC_KEYS`): comma-separated `<key id>:<base64 of 32 bytes>`;
+   * unset means payloads are not encrypted. See {@link payloadCodecFromEnv}.
+   */
+  codecKeys: string | undefined;
+  /** Id of the codec key that encrypts (`TFLOW_CODEC_KEY_ID`); may be left out with a single key. */
+  codecKeyId: string | undefined;
   /** PATH, to look for `temporal`. */
   path: string;
 }
@@ -40,6 +49,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     home: path.resolve(env.TFLOW_HOME || '.tflow'),
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
     metricsPort: port !== undefined && Number.isInteger(port) && port >= 0 ? port : undefined,
+    codecKeys: env.TFLOW_CODEC_KEYS || undefined,
+    codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
     path: env.PATH ?? '',
   };
 }
@@ -73,4 +84,15 @@ export function connectionOptions(env: TflowEnv, address: string): TemporalConne
     ...(env.apiKey ? { apiKey: env.apiKey } : {}),
     ...(mtls ? { tls: mtls } : env.apiKey ? { tls: true } : {}),
   };
+}
+
+/**
+ * The payload codec the environment asks for: AES-256-GCM with the keys of TFLOW_CODEC_KEYS, encrypting
+ * with TFLOW_CODEC_KEY_ID; undefined when TFLOW_CODEC_KEYS is unset.
+ *
+ * @throws CodecKeyError naming the variable when a key or the current key id is wrong.
+ */
+export function payloadCodecFromEnv(env: TflowEnv): AesGcmPayloadCodec | undefined {
+  if (env.codecKeys === undefined) return undefined;
+  return new AesGcmPayloadCodec({ keyProvider: parseCodecKeys(env.codecKeys, env.codecKeyId) });
 }

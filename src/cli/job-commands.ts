@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
-import { connectionOptions, type TflowEnv } from '../config';
+import { connectionOptions, payloadCodecFromEnv, type TflowEnv } from '../config';
+import { codecDataConverter } from '../codec/data-converter';
 import { jobDstWarnings } from '../client/job-describe';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
 import type { JobListing, JobRun, JobStats } from '../client/job-types';
@@ -73,9 +74,14 @@ export function registerJobCommands(program: Command, env: TflowEnv): void {
     fn: (s: PipelineScheduler) => Promise<{ json: unknown; text: string[] }>,
   ): Promise<void> => {
     const flags = cmd.optsWithGlobals<ConnectionFlags>();
+    const codec = payloadCodecFromEnv(env);
     const connection = await Connection.connect(connectionOptions(env, flags.address ?? DEFAULT_ADDRESS));
     try {
-      const client = new Client({ connection, namespace: flags.namespace ?? env.namespace });
+      const client = new Client({
+        connection,
+        namespace: flags.namespace ?? env.namespace,
+        ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
+      });
       const out = await fn(new PipelineScheduler(client, { taskQueue: env.taskQueue }));
       console.log(flags.json ? JSON.stringify(out.json, null, 2) : out.text.join('\n'));
     } finally {

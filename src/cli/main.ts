@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { readEnv } from '../config';
 import { TemporalFlowError } from '../errors';
+import { registerCodecCommand } from './codec-command';
 import { registerJobCommands } from './job-commands';
 import { registerPreviewCommand } from './preview-command';
 import { registerServerCommands } from './server-commands';
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerServerCommands(program, env);
   registerJobCommands(program, env);
   registerPreviewCommand(program);
+  registerCodecCommand(program, env);
   return program;
 }
 

@@ -1,5 +1,7 @@
 import path from 'node:path';
+import type { PayloadCodec } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions, type InjectedSinks } from '@temporalio/worker';
+import { codecDataConverter } from '../codec/data-converter';
 import { TemporalFlowError } from '../errors';
 import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
 import { schedulerActivities } from '../activities/scheduler-activities';
@@ -18,6 +20,11 @@ export interface CreateWorkerOptions {
   namespace?: string;
   /** A pre-built workflow bundle (`bundleWorkflowCode`) to skip bundling at start-up, e.g. in tests. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * Runs every payload (step arguments and results, run input and result, failure details) through
+   * this codec, e.g. an {@link AesGcmPayloadCodec}. Clients need the same codec ({@link codecDataConverter}).
+   */
+  codec?: PayloadCodec;
   /** Called once per finished run (not on replay): logs, metrics, notifications. */
   onRunFinished?: (event: RunFinishedEvent) => void;
   /** Any other Temporal worker option (concurrency, identity, interceptors, ...). */
@@ -59,6 +66,9 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   };
   return Worker.create({
     ...opts.workerOptions,
+    ...(opts.codec
+      ? { dataConverter: codecDataConverter(opts.codec, opts.workerOptions?.dataConverter) }
+      : {}),
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue,

@@ -18,3 +18,5 @@ export type { MetricsServer, MetricsServerOptions } from './metrics-server';
 /** Built-in activities of the scheduler (per-job semaphore, one-off clean-up), for workers not made by createWorker(). */
 export { schedulerActivities } from '../activities/scheduler-activities';
 export type { JobErrorEvent } from '../workflows/run-types';
+export { AesGcmPayloadCodec, codecDataConverter, staticKeyProvider } from '../codec';
+export type { AesGcmCodecOptions, CodecKeyProvider } from '../codec';
