@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { readEnv } from '../config';
 import { TemporalFlowError } from '../errors';
+import { missingCodecError } from '../codec/errors';
 import { registerCodecCommand } from './codec-command';
 import { registerJobCommands } from './job-commands';
 import { registerPreviewCommand } from './preview-command';
@@ -23,7 +24,8 @@ export function buildProgram(): Command {
 async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
-  } catch (err) {
+  } catch (caught) {
+    const err = missingCodecError(caught) ?? caught;
     if (err instanceof TemporalFlowError) {
       console.error(`tflow: ${err.message}`);
       process.exitCode = 2;

@@ -1,5 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/client';
 import { TemporalFlowError } from '../errors';
+import { missingCodecError } from '../codec/errors';
 
 /** A job with this id exists already (pass `replaceExisting: true` to update it instead). */
 export class JobAlreadyExistsError extends TemporalFlowError {
@@ -42,5 +43,5 @@ export class ForeignScheduleError extends TemporalFlowError {
 export function translateScheduleError(err: unknown, jobId: string): never {
   if (err instanceof ScheduleAlreadyRunning) throw new JobAlreadyExistsError(jobId, { cause: err });
   if (err instanceof ScheduleNotFoundError) throw new JobNotFoundError(jobId, { cause: err });
-  throw err;
+  throw missingCodecError(err) ?? err;
 }

@@ -3,26 +3,14 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { PayloadDecryptionError } from './errors';
 import { staticKeyProvider, type CodecKeyProvider } from './keys';
-
-/*
- * Wire format of an encrypted payload (persisted in histories and schedules: never change it, add a new
- * `encoding` instead):
- *   metadata.encoding          = "binary/encrypted"
- *   metadata.encryption-cipher = "AES256-GCM"
- *   metadata.encryption-key-id = id of the key (UTF-8)
- *   data = 12-byte IV | ciphertext of the original Payload (protobuf) | 16-byte GCM tag
- * The key id is also the GCM additional data, so a payload cannot be relabelled with another id.
- */
-
-/** `encoding` metadata of a payload this codec encrypted. */
-export const ENCRYPTED_ENCODING = 'binary/encrypted';
-/** Metadata key naming the cipher. */
-export const CIPHER_METADATA_KEY = 'encryption-cipher';
-/** Metadata key naming the key that encrypted the payload. */
-export const KEY_ID_METADATA_KEY = 'encryption-key-id';
-const CIPHER = 'AES256-GCM';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
+import {
+  CIPHER,
+  CIPHER_METADATA_KEY,
+  ENCRYPTED_ENCODING,
+  IV_BYTES,
+  KEY_ID_METADATA_KEY,
+  TAG_BYTES,
+} from './wire-format';
 
 /** Options of {@link AesGcmPayloadCodec}: keys by id and the one that encrypts, or a provider. */
 export type AesGcmCodecOptions =
