@@ -6,6 +6,7 @@ import { TemporalFlowError } from '../errors';
 import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
 import { schedulerActivities } from '../activities/scheduler-activities';
 import { attemptInterceptor } from './attempt-interceptor';
+import { occurrenceInterceptor } from './step-idempotency';
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -45,6 +46,19 @@ export const WORKFLOWS_PATH = path.resolve(
 );
 
 /**
+ * Workflow interceptor modules temporal-flow needs in the workflow bundle (the occurrence header behind
+ * `stepIdempotencyKey()`). createWorker adds them when it bundles; pass them to `bundleWorkflowCode`'s
+ * `workflowInterceptorModules` when you build a bundle yourself.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
+  path.resolve(
+    __dirname,
+    '../workflows',
+    __filename.endsWith('.ts') ? 'idempotency-interceptor.ts' : 'idempotency-interceptor.js',
+  ),
+];
+
+/**
  * Creates the SDK's `Worker` with the pipeline interpreter and the user's steps registered, so that
  * `run()`, `runUntil()` and `shutdown()` work as Temporal users know them.
  */
@@ -76,7 +90,20 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     interceptors: {
       ...opts.workerOptions?.interceptors,
       // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.
-      activity: [...(opts.workerOptions?.interceptors?.activity ?? []), attemptInterceptor],
+      activity: [
+        ...(opts.workerOptions?.interceptors?.activity ?? []),
+        occurrenceInterceptor,
+        attemptInterceptor,
+      ],
+      // A prebuilt bundle carries its own (the SDK warns when both are given).
+      ...(opts.workflowBundle
+        ? {}
+        : {
+            workflowModules: [
+              ...(opts.workerOptions?.interceptors?.workflowModules ?? []),
+              ...WORKFLOW_INTERCEPTOR_MODULES,
+            ],
+          }),
     },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     sinks,

@@ -9,7 +9,8 @@
  * await worker.run();
  * ```
  */
-export { createWorker, WORKFLOWS_PATH } from './create-worker';
+export { createWorker, WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './create-worker';
+export { stepIdempotencyKey, NotInStepError } from './step-idempotency';
 export type { CreateWorkerOptions, Steps } from './create-worker';
 export type { RunFinishedEvent } from '../workflows/sinks';
 export { WorkerMetrics } from './metrics';
