@@ -5,8 +5,8 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { PipelineScheduler, jobDstWarnings } from '../src';
-import { connectionOptions, readEnv } from '../src/config';
+import { PipelineScheduler, codecDataConverter, jobDstWarnings } from '../src';
+import { connectionOptions, payloadCodecFromEnv, readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
 import { createWorker, type RunFinishedEvent } from '../src/worker';
 import { EXAMPLE_JOBS, scheduleExamples } from './schedules';
@@ -45,8 +45,14 @@ async function main(): Promise<void> {
   const connect = server ? { address } : connectionOptions(env, address);
   const nativeConnection = await NativeConnection.connect(connect);
   const connection = await Connection.connect(connect);
-  const client = new Client({ connection, namespace: env.namespace });
+  const codec = payloadCodecFromEnv(env); // TFLOW_CODEC_KEYS: payloads encrypted when set
+  const client = new Client({
+    connection,
+    namespace: env.namespace,
+    ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
+  });
   const worker = await createWorker({
+    ...(codec ? { codec } : {}),
     connection: nativeConnection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,

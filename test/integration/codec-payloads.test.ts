@@ -171,6 +171,29 @@ describe('encrypted payloads', () => {
     expect(missing).toBeInstanceOf(PayloadDecryptionError);
     expect((missing as Error).message).toContain('encrypted with key "k1", which this codec does not know');
   });
+
+  it('a worker without the key fails the workflow task with the typed message, and keeps running', async () => {
+    const other = await connectTest('codec-other-key');
+    try {
+      const worker = await other.startWorker(steps, {
+        codec: new AesGcmPayloadCodec({ keys: { k2: randomBytes(32) } }),
+      });
+      const pipelines = new PipelineClient(codecClient, { taskQueue: other.taskQueue });
+      const handle = await pipelines.start(secretPipeline, ['x'], { workflowId: other.uid('codec-no-key') });
+      const failure = await waitFor('a failed workflow task', async () => {
+        const history = await other.client.workflow.getHandle(handle.workflowId).fetchHistory();
+        return history.events?.find((e) => e.workflowTaskFailedEventAttributes)
+          ?.workflowTaskFailedEventAttributes?.failure?.message;
+      });
+      expect(failure).toBe(
+        'a payload is encrypted with key "k1", which this codec does not know (current key: "k2"); add that key (TFLOW_CODEC_KEYS) to read it',
+      );
+      expect(worker.getState()).toBe('RUNNING');
+      await handle.terminate('test over');
+    } finally {
+      await other.close();
+    }
+  });
 });
 
 /** A payload in the protocol's JSON form. */
