@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { PayloadDecryptionError } from './errors';
-import { staticKeyProvider, type CodecKeyProvider } from './keys';
+import { CodecKeyError, PayloadDecryptionError } from './errors';
+import { CODEC_KEY_BYTES, staticKeyProvider, type CodecKeyProvider } from './keys';
 import {
   CIPHER,
   CIPHER_METADATA_KEY,
@@ -40,7 +40,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
     const keyId = this.keys.currentKeyId;
-    const key = await this.keys.getKey(keyId);
+    const key = await this.key(keyId);
     if (!key) {
       throw new PayloadDecryptionError(
         'unknown-key',
@@ -65,6 +65,18 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     });
   }
 
+  /** The provider's key for `keyId`; a provider's key of the wrong length is a configuration error. */
+  private async key(keyId: string): Promise<Uint8Array | undefined> {
+    const key = await this.keys.getKey(keyId);
+    if (key && key.length !== CODEC_KEY_BYTES) {
+      throw new CodecKeyError(
+        'keyProvider',
+        `key "${keyId}" is ${key.length} bytes; AES-256 needs ${CODEC_KEY_BYTES}`,
+      );
+    }
+    return key;
+  }
+
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return Promise.all(payloads.map((p) => this.decodeOne(p)));
   }
@@ -80,7 +92,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
         `an encrypted payload has no key id or an unknown cipher (${text(meta[CIPHER_METADATA_KEY]) ?? 'none'}); it was not written by this codec`,
       );
     }
-    const key = await this.keys.getKey(keyId);
+    const key = await this.key(keyId);
     if (!key) {
       throw new PayloadDecryptionError(
         'unknown-key',

@@ -67,6 +67,24 @@ describe('AesGcmPayloadCodec', () => {
     );
     expect(() => new AesGcmPayloadCodec({ keys: { a: k1, b: k2 } })).toThrow(CodecKeyError);
   });
+
+  it('reads keys from a provider, and rejects a provided key of the wrong length', async () => {
+    const asked: string[] = [];
+    const keyProvider = {
+      currentKeyId: 'v2',
+      getKey: async (id: string) => (
+        asked.push(id),
+        id === 'v2' ? k2 : id === 'short' ? k1.subarray(0, 8) : undefined
+      ),
+    };
+    const codec = new AesGcmPayloadCodec({ keyProvider });
+    expect(value((await codec.decode(await codec.encode([payload('p')])))[0]!)).toBe('p');
+    expect(asked).toEqual(['v2', 'v2']);
+    const short = new AesGcmPayloadCodec({ keyProvider: { ...keyProvider, currentKeyId: 'short' } });
+    await expect(short.encode([payload('p')])).rejects.toThrow(
+      'keyProvider: key "short" is 8 bytes; AES-256 needs 32',
+    );
+  });
 });
 
 describe('TFLOW_CODEC_KEYS', () => {
