@@ -14,7 +14,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { readEnv } from '../src/config';
 import { PipelineClient } from '../src/client/pipeline-client';
 import { pipeline } from '../src/pipeline';
-import { createWorker, WORKFLOWS_PATH } from '../src/worker/create-worker';
+import { createWorker, WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker/create-worker';
 import { noopSteps } from './noop-steps';
 
 /** `--name value` from argv, as a positive integer. */
@@ -34,7 +34,11 @@ async function main(): Promise<void> {
   const address = readEnv().temporalAddress ?? 'localhost:7233';
   const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} };
   const [pipelineBundle, baselineBundle] = await Promise.all([
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet }),
+    bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+      logger: quiet,
+    }),
     bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'baseline-workflows.ts'), logger: quiet }),
   ]);
   const native = await NativeConnection.connect({ address });

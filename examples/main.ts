@@ -5,8 +5,8 @@
  */
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { PipelineScheduler, connectToTemporal, jobDstWarnings } from '../src';
-import { connectionOptions, readEnv } from '../src/config';
+import { PipelineScheduler, codecDataConverter, connectToTemporal, jobDstWarnings } from '../src';
+import { connectionOptions, payloadCodecFromEnv, readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
 import { createWorker, type RunFinishedEvent } from '../src/worker';
 import { EXAMPLE_JOBS, scheduleExamples } from './schedules';
@@ -47,8 +47,14 @@ async function main(): Promise<void> {
   // The client first: an unreachable server or refused credentials become one line saying what to set.
   const connection = await connectToTemporal(connect);
   const nativeConnection = await NativeConnection.connect(connect);
-  const client = new Client({ connection, namespace: env.namespace });
+  const codec = payloadCodecFromEnv(env); // TFLOW_CODEC_KEYS: payloads encrypted when set
+  const client = new Client({
+    connection,
+    namespace: env.namespace,
+    ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
+  });
   const worker = await createWorker({
+    ...(codec ? { codec } : {}),
     connection: nativeConnection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,

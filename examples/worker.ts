@@ -1,11 +1,11 @@
 /*
  * A worker process on its own, for a real cluster (docker-compose.yml runs it): connects to
  * TEMPORAL_ADDRESS, serves the example steps on TFLOW_TASK_QUEUE until SIGTERM or Ctrl-C, with
- * /metrics and /healthz on TFLOW_METRICS_PORT when set. Many of them may run against one cluster:
+ * /metrics and /healthz on TFLOW_METRICS_PORT when set, payloads encrypted with TFLOW_CODEC_KEYS when set. Many of them may run against one cluster:
  * Temporal starts each scheduled run once.
  */
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { connectionOptions, readEnv } from '../src/config';
+import { connectionOptions, payloadCodecFromEnv, readEnv } from '../src/config';
 import { createWorker, serveMetrics, WorkerMetrics, type MetricsServer } from '../src/worker';
 import { steps } from './steps';
 
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
       telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } },
     });
   }
+  const codec = payloadCodecFromEnv(env); // TFLOW_CODEC_KEYS: payloads encrypted when set
   const metrics = new WorkerMetrics();
   const connection = await NativeConnection.connect(connectionOptions(env, address));
   const worker = await createWorker({
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     namespace: env.namespace,
     taskQueue: env.taskQueue,
     steps,
+    ...(codec ? { codec } : {}),
     onRunFinished: (e) => {
       metrics.recordRun(e);
       console.log(JSON.stringify({ msg: 'run finished', ...e }));

@@ -7,6 +7,8 @@ import {
 } from '@temporalio/envconfig';
 import type { TLSConfig } from '@temporalio/client';
 import { TemporalFlowError } from './errors';
+import { AesGcmPayloadCodec } from './codec/aes-gcm-codec';
+import { parseCodecKeys } from './codec/keys';
 
 /*
  * The only reader of `process.env`. How to reach Temporal comes from `@temporalio/envconfig`: the standard
@@ -52,6 +54,13 @@ export interface TflowEnv {
    * @default '30d'
    */
   retention: string;
+  /**
+   * Keys of the payload codec (`TFLOW_CODEC_KEYS`): comma-separated `<key id>:<base64 of 32 bytes>`;
+   * unset means payloads are not encrypted. See {@link payloadCodecFromEnv}.
+   */
+  codecKeys: string | undefined;
+  /** Id of the codec key that encrypts (`TFLOW_CODEC_KEY_ID`); may be left out with a single key. */
+  codecKeyId: string | undefined;
   /** PATH, to look for `temporal`. */
   path: string;
 }
@@ -87,6 +96,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
     metricsPort: port !== undefined && Number.isInteger(port) && port >= 0 ? port : undefined,
     retention: env.TFLOW_RETENTION || '30d',
+    codecKeys: env.TFLOW_CODEC_KEYS || undefined,
+    codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
     path: env.PATH ?? '',
   };
 }
@@ -179,4 +190,15 @@ function checkReadable(tls: ClientConfigTLS): void {
       );
     }
   }
+}
+
+/**
+ * The payload codec the environment asks for: AES-256-GCM with the keys of TFLOW_CODEC_KEYS, encrypting
+ * with TFLOW_CODEC_KEY_ID; undefined when TFLOW_CODEC_KEYS is unset.
+ *
+ * @throws CodecKeyError naming the variable when a key or the current key id is wrong.
+ */
+export function payloadCodecFromEnv(env: TflowEnv): AesGcmPayloadCodec | undefined {
+  if (env.codecKeys === undefined) return undefined;
+  return new AesGcmPayloadCodec({ keyProvider: parseCodecKeys(env.codecKeys, env.codecKeyId) });
 }

@@ -131,3 +131,22 @@ export type {
   RedriveContext,
   StepRecord,
 } from './workflows/run-types';
+export {
+  AesGcmPayloadCodec,
+  codecDataConverter,
+  staticKeyProvider,
+  parseCodecKeys,
+  serveCodec,
+  CodecKeyError,
+  PayloadDecryptionError,
+  ENCRYPTED_ENCODING,
+  KEY_ID_METADATA_KEY,
+  CODEC_KEY_BYTES,
+} from './codec';
+export type {
+  AesGcmCodecOptions,
+  CodecKeyProvider,
+  CodecServer,
+  CodecServerOptions,
+  PayloadDecryptionReason,
+} from './codec';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Client } from '@temporalio/client';
-import type { TflowEnv } from '../config';
+import { payloadCodecFromEnv, type TflowEnv } from '../config';
+import { codecDataConverter } from '../codec/data-converter';
 import { jobDstWarnings } from '../client/job-describe';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
 import type { JobListing, JobRun, JobStats } from '../client/job-types';
@@ -65,8 +66,18 @@ export function registerJobCommands(program: Command, env: TflowEnv): void {
     fn: (s: PipelineScheduler) => Promise<{ json: unknown; text: string[] }>,
   ): Promise<void> => {
     const flags = cmd.optsWithGlobals<ConnectionFlags & { json?: boolean }>();
+    const codec = payloadCodecFromEnv(env);
     const out = await withConnection(env, flags, (connection, namespace) =>
-      fn(new PipelineScheduler(new Client({ connection, namespace }), { taskQueue: env.taskQueue })),
+      fn(
+        new PipelineScheduler(
+          new Client({
+            connection,
+            namespace,
+            ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
+          }),
+          { taskQueue: env.taskQueue },
+        ),
+      ),
     );
     console.log(flags.json ? JSON.stringify(out.json, null, 2) : out.text.join('\n'));
   };

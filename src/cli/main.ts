@@ -2,6 +2,8 @@
 import { Command } from 'commander';
 import { readEnv } from '../config';
 import { TemporalFlowError } from '../errors';
+import { missingCodecError } from '../codec/errors';
+import { registerCodecCommand } from './codec-command';
 import { registerJobCommands } from './job-commands';
 import { registerPreviewCommand } from './preview-command';
 import { registerServerCommands } from './server-commands';
@@ -18,13 +20,15 @@ export function buildProgram(): Command {
   registerSetupCommands(program, env);
   registerJobCommands(program, env);
   registerPreviewCommand(program);
+  registerCodecCommand(program, env);
   return program;
 }
 
 async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
-  } catch (err) {
+  } catch (caught) {
+    const err = missingCodecError(caught) ?? caught;
     if (err instanceof TemporalFlowError) {
       console.error(`tflow: ${err.message}`);
       // 1: the server could not be used at all; 2: the command was refused (bad input, missing setup...).

@@ -3,7 +3,8 @@ import type { TflowEnv } from '../config';
 import { DevServer } from '../devserver/dev-server';
 import { ensureTemporalCli } from '../devserver/find-cli';
 
-function parsePort(value: string): number {
+/** Commander parser of a port option. */
+export function parsePort(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new InvalidArgumentError(

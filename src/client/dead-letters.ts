@@ -2,7 +2,7 @@ import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { TemporalFlowError } from '../errors';
-import { PIPELINE_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
+import { PIPELINE_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from '../workflows/search-attributes';
 import {
   PIPELINE_FAILED,
   PIPELINE_WORKFLOW_TYPE,
@@ -74,6 +74,8 @@ export interface FailedRun {
   runId: string;
   input: PipelineRunInput;
   details: PipelineFailureDetails;
+  /** Nominal time of a scheduled run (`TemporalScheduledStartTime`). */
+  nominalTime?: Date;
 }
 
 /**
@@ -113,5 +115,6 @@ export async function readFailedRun(client: Client, workflowId: string): Promise
     0,
     started?.input?.payloads,
   );
-  return { runId: description.runId, input, details };
+  const nominalTime = description.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
+  return { runId: description.runId, input, details, ...(nominalTime ? { nominalTime } : {}) };
 }

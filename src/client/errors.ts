@@ -5,6 +5,7 @@ import {
   ServiceError,
 } from '@temporalio/client';
 import { TemporalFlowError } from '../errors';
+import { missingCodecError } from '../codec/errors';
 
 /** A job with this id exists already (pass `replaceExisting: true` to update it instead). */
 export class JobAlreadyExistsError extends TemporalFlowError {
@@ -159,5 +160,7 @@ export function translateServiceError(err: unknown, ctx: WireErrorContext = {}):
 export function translateScheduleError(err: unknown, jobId: string): never {
   if (err instanceof ScheduleAlreadyRunning) throw new JobAlreadyExistsError(jobId, { cause: err });
   if (err instanceof ScheduleNotFoundError) throw new JobNotFoundError(jobId, { cause: err });
+  const noCodec = missingCodecError(err);
+  if (noCodec) throw noCodec;
   translateServiceError(err);
 }

@@ -6,6 +6,7 @@ import {
   type PipelineRunInput,
   type PipelineRunResult,
 } from '../workflows/run-types';
+import { runOccurrence } from '../workflows/occurrence';
 import { checkKnownSteps, runStartOptions } from './run-start';
 import { translateServiceError } from './errors';
 import { knownStepNames } from '../pipeline/builder';
@@ -111,7 +112,13 @@ export class PipelineClient {
     const start = runStartOptions(spec, args);
     const input: PipelineRunInput = {
       ...start.args[0],
-      redrive: { fromStep, workflowId, runId: failed.runId },
+      redrive: {
+        fromStep,
+        workflowId,
+        runId: failed.runId,
+        // Steps keep the idempotency keys they had in the failed run (and in the run it redrove, if any).
+        occurrence: runOccurrence(failed.input, workflowId, failed.nominalTime),
+      },
     };
     return this.startWorkflow({
       ...start,

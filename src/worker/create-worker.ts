@@ -1,9 +1,12 @@
 import path from 'node:path';
+import type { PayloadCodec } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions, type InjectedSinks } from '@temporalio/worker';
+import { codecDataConverter } from '../codec/data-converter';
 import { TemporalFlowError } from '../errors';
 import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
 import { schedulerActivities } from '../activities/scheduler-activities';
 import { attemptInterceptor } from './attempt-interceptor';
+import { occurrenceInterceptor } from './step-idempotency';
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -18,6 +21,11 @@ export interface CreateWorkerOptions {
   namespace?: string;
   /** A pre-built workflow bundle (`bundleWorkflowCode`) to skip bundling at start-up, e.g. in tests. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * Runs every payload (step arguments and results, run input and result, failure details) through
+   * this codec, e.g. an {@link AesGcmPayloadCodec}. Clients need the same codec ({@link codecDataConverter}).
+   */
+  codec?: PayloadCodec;
   /** Called once per finished run (not on replay): logs, metrics, notifications. */
   onRunFinished?: (event: RunFinishedEvent) => void;
   /** Any other Temporal worker option (concurrency, identity, interceptors, ...). */
@@ -36,6 +44,19 @@ export const WORKFLOWS_PATH = path.resolve(
   '../workflows',
   __filename.endsWith('.ts') ? 'index.ts' : 'index.js',
 );
+
+/**
+ * Workflow interceptor modules temporal-flow needs in the workflow bundle (the occurrence header behind
+ * `stepIdempotencyKey()`). createWorker adds them when it bundles; pass them to `bundleWorkflowCode`'s
+ * `workflowInterceptorModules` when you build a bundle yourself.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
+  path.resolve(
+    __dirname,
+    '../workflows',
+    __filename.endsWith('.ts') ? 'idempotency-interceptor.ts' : 'idempotency-interceptor.js',
+  ),
+];
 
 /**
  * Creates the SDK's `Worker` with the pipeline interpreter and the user's steps registered, so that
@@ -59,6 +80,9 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   };
   return Worker.create({
     ...opts.workerOptions,
+    ...(opts.codec
+      ? { dataConverter: codecDataConverter(opts.codec, opts.workerOptions?.dataConverter) }
+      : {}),
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue,
@@ -66,7 +90,20 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     interceptors: {
       ...opts.workerOptions?.interceptors,
       // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.
-      activity: [...(opts.workerOptions?.interceptors?.activity ?? []), attemptInterceptor],
+      activity: [
+        ...(opts.workerOptions?.interceptors?.activity ?? []),
+        occurrenceInterceptor,
+        attemptInterceptor,
+      ],
+      // A prebuilt bundle carries its own (the SDK warns when both are given).
+      ...(opts.workflowBundle
+        ? {}
+        : {
+            workflowModules: [
+              ...(opts.workerOptions?.interceptors?.workflowModules ?? []),
+              ...WORKFLOW_INTERCEPTOR_MODULES,
+            ],
+          }),
     },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     sinks,

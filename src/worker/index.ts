@@ -9,7 +9,8 @@
  * await worker.run();
  * ```
  */
-export { createWorker, WORKFLOWS_PATH } from './create-worker';
+export { createWorker, WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './create-worker';
+export { stepIdempotencyKey, NotInStepError } from './step-idempotency';
 export type { CreateWorkerOptions, Steps } from './create-worker';
 export type { RunFinishedEvent } from '../workflows/sinks';
 export { WorkerMetrics } from './metrics';
@@ -18,3 +19,5 @@ export type { MetricsServer, MetricsServerOptions } from './metrics-server';
 /** Built-in activities of the scheduler (per-job semaphore, one-off clean-up), for workers not made by createWorker(). */
 export { schedulerActivities } from '../activities/scheduler-activities';
 export type { JobErrorEvent } from '../workflows/run-types';
+export { AesGcmPayloadCodec, codecDataConverter, staticKeyProvider } from '../codec';
+export type { AesGcmCodecOptions, CodecKeyProvider } from '../codec';

@@ -64,6 +64,11 @@ export interface RedriveContext {
   /** The failed run this one redrives. */
   workflowId: string;
   runId?: string;
+  /**
+   * The occurrence the failed run stood for (see occurrence.ts), so that steps get the same idempotency
+   * key as in the failed run. Absent in runs redriven before it existed: the failed run's workflow id.
+   */
+  occurrence?: string;
 }
 
 /** What happened to one compensation during a saga. */

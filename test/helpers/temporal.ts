@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createWorker, type Steps } from '../../src/worker/create-worker';
@@ -15,7 +16,10 @@ export interface TestContext {
   /** Unique id with a readable prefix, for workflow and job ids. */
   uid(prefix: string): string;
   /** Starts a worker with these steps on the test's task queue; stopped by {@link TestContext.close}. */
-  startWorker(steps: Steps, opts?: { onRunFinished?: (e: RunFinishedEvent) => void }): Promise<Worker>;
+  startWorker(
+    steps: Steps,
+    opts?: { onRunFinished?: (e: RunFinishedEvent) => void; codec?: PayloadCodec },
+  ): Promise<Worker>;
   close(): Promise<void>;
 }
 
@@ -49,6 +53,7 @@ export async function connectTest(name: string): Promise<TestContext> {
         steps,
         workflowBundle: { codePath: inject('workflowBundlePath') },
         ...(opts.onRunFinished ? { onRunFinished: opts.onRunFinished } : {}),
+        ...(opts.codec ? { codec: opts.codec } : {}),
       });
       running.push({ worker, done: worker.run() });
       return worker;

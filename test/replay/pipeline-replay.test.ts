@@ -5,6 +5,8 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { readHistoryFile } from './history-file';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { OCCURRENCE_HEADER } from '../../src/workflows/occurrence';
 
 /*
  * Replays histories recorded by an earlier interpreter (see record.ts) against today's bundled
@@ -28,11 +30,12 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, semaphore', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, semaphore, redrive', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'job-semaphore.json',
         'parallel.json',
+        'redrive-occurrence.json',
         'retry.json',
         'saga.json',
         'scheduled-guards.json',
@@ -47,6 +50,14 @@ describe('replay of recorded histories', () => {
     await expect(
       Worker.runReplayHistory(replayOptions(), history, `replay-${file}`),
     ).resolves.toBeUndefined();
+  });
+
+  it('a redriven run tells its steps the occurrence of the run it redrives (activity header)', async () => {
+    const history = await readHistoryFile(path.join(dir, 'redrive-occurrence.json'));
+    const headers = history.events
+      .map((e) => e.activityTaskScheduledEventAttributes?.header?.fields?.[OCCURRENCE_HEADER])
+      .filter((h) => h != null);
+    expect(headers.map((h) => defaultPayloadConverter.fromPayload(h))).toEqual(['replay-redrive-first']);
   });
 
   it('detects a run whose recorded commands no longer match (the check can fail)', async () => {

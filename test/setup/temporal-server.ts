@@ -4,7 +4,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node' with { 'resolution-mode': 'import' };
 import { readEnv } from '../../src/config';
 import { DevServer } from '../../src/devserver';
-import { WORKFLOWS_PATH } from '../../src/worker/create-worker';
+import { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker/create-worker';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,7 +29,11 @@ export async function setup(project: TestProject): Promise<void> {
     server = await DevServer.startEphemeral(env);
     address = server.address;
   }
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    logger: quietLogger,
+  });
   const bundlePath = path.join(env.home, 'test-workflow-bundle.js');
   await mkdir(env.home, { recursive: true });
   await writeFile(bundlePath, bundle.code);
