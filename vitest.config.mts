@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /*
- * Two projects: `unit` needs no server and runs in seconds (`npm run test:unit`); `integration` (with the
+ * Two projects: `unit` needs no server and runs in seconds (`npm run test:unit`); `package` builds the package and imports it as a user does; `integration` (with the
  * chaos and replay tests) gets one real Temporal dev server for the whole project, started by its global
  * setup (or TEMPORAL_ADDRESS). `npm test` runs both.
  */
@@ -17,6 +17,8 @@ export default defineConfig({
   test: {
     projects: [
       { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // The built package in a consumer's node_modules (builds into a temporary folder; no server).
+      { test: { ...shared, name: 'package', include: ['test/package/**/*.test.ts'] } },
       {
         test: {
           ...shared,

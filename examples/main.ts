@@ -5,10 +5,17 @@
  */
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { PipelineScheduler, codecDataConverter, connectToTemporal, jobDstWarnings } from '../src';
-import { connectionOptions, payloadCodecFromEnv, readEnv } from '../src/config';
-import { DevServer } from '../src/devserver';
-import { createWorker, type RunFinishedEvent } from '../src/worker';
+import {
+  PipelineScheduler,
+  codecDataConverter,
+  connectToTemporal,
+  connectionOptions,
+  jobDstWarnings,
+  payloadCodecFromEnv,
+  readEnv,
+} from 'temporal-flow';
+import { DevServer } from 'temporal-flow/devserver';
+import { createWorker, type RunFinishedEvent } from 'temporal-flow/worker';
 import { EXAMPLE_JOBS, scheduleExamples } from './schedules';
 import { steps } from './steps';
 

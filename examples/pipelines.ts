@@ -1,4 +1,4 @@
-import { pipeline } from '../src';
+import { pipeline } from 'temporal-flow';
 import { steps } from './steps';
 
 /** Every 30 s: sample the host, judge its health. */

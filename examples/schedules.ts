@@ -1,4 +1,4 @@
-import type { PipelineScheduler } from '../src';
+import type { PipelineScheduler } from 'temporal-flow';
 import { healthCheck, nightlyEtl } from './pipelines';
 
 /** Ids of the example jobs: fixed, so that every `npm start` updates the same schedules instead of adding new ones. */

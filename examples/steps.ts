@@ -5,7 +5,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { readEnv } from '../src/config';
+import { readEnv } from 'temporal-flow';
 
 export interface HealthSample {
   host: string;

@@ -5,8 +5,8 @@
  * Temporal starts each scheduled run once.
  */
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { connectionOptions, payloadCodecFromEnv, readEnv } from '../src/config';
-import { createWorker, serveMetrics, WorkerMetrics, type MetricsServer } from '../src/worker';
+import { connectionOptions, payloadCodecFromEnv, readEnv } from 'temporal-flow';
+import { createWorker, serveMetrics, WorkerMetrics, type MetricsServer } from 'temporal-flow/worker';
 import { steps } from './steps';
 
 async function main(): Promise<void> {

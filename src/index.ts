@@ -12,6 +12,8 @@
  * ```
  */
 export { TemporalFlowError } from './errors';
+export { readEnv, connectionOptions, payloadCodecFromEnv, InvalidConfigError } from './config';
+export type { TflowEnv, TemporalConnectionOptions } from './config';
 export {
   pipeline,
   Pipeline,
