@@ -2,6 +2,8 @@ import type { ScheduleDescription, ScheduleOptions, ScheduleUpdateOptions } from
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { PipelineSpec } from '../pipeline/spec';
 import { compileTrigger, type CompiledTrigger } from '../schedule/compile-trigger';
+import { InvalidTriggerError } from '../schedule/errors';
+import type { DueOneOff } from '../schedule/one-off-due';
 import { compilePolicies, type CompiledPolicies, type JobPolicies } from '../schedule/policies';
 import type { Trigger } from '../schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-types';
@@ -32,6 +34,28 @@ export interface NewJob {
   onError: string | undefined;
   paused: boolean;
   note: string | undefined;
+  /** Set for a one-off whose runAt is due now (see dueOneOff): it runs at once, by backfill. */
+  due?: DueOneOff | undefined;
+}
+
+/**
+ * The state of a one-off due now: no scheduled action left (the spec's second is past, or too near to be
+ * taken), so that the backfilled run is the job's one run and its clean-up deletes the job.
+ */
+function dueState(due: DueOneOff | undefined, paused: boolean, runAt: Date | undefined) {
+  if (!due) return {};
+  if (paused) {
+    throw new InvalidTriggerError(
+      'paused',
+      `runAt ${runAt?.toISOString()} is due now, but the job is paused: a paused one-off that is due would never run; give a runAt in the future, or leave the job unpaused`,
+    );
+  }
+  return { remainingActions: 0 };
+}
+
+/** The backfill that runs a due one-off at once, with its nominal time (so the misfire guard measures from it). */
+export function dueBackfill(due: DueOneOff, overlap: CompiledPolicies['overlap']) {
+  return { start: new Date(due.at.getTime() - 1_000), end: due.at, overlap };
 }
 
 /** The options of a new job's schedule. */
@@ -61,6 +85,8 @@ export function createOptions(job: NewJob) {
       paused: job.paused,
       ...(job.note !== undefined ? { note: job.note } : {}),
       ...(once ? { remainingActions: job.compiled.remainingActions } : {}),
+      ...dueState(job.due, job.paused, job.compiled.runAt),
+      ...(job.due ? { backfill: [dueBackfill(job.due, job.policies.overlap)] } : {}),
     },
     memo: { [JOB_MEMO_KEY]: { v: 1, pipeline: job.spec.name } satisfies JobMemo },
     ...(encoded ? { typedSearchAttributes: [{ key: JOB_SEARCH_ATTRIBUTE, value: encoded }] } : {}),
@@ -116,12 +142,16 @@ function updated(d: ScheduleDescription, input: PipelineRunInput, record: JobRec
   };
 }
 
-/** rescheduleJob: a new trigger (and one remaining action for a one-off, none for the others). */
+/**
+ * rescheduleJob: a new trigger (and one remaining action for a one-off, none for the others; none either
+ * for a one-off due now, which the caller backfills once this update landed).
+ */
 export function rescheduleUpdate(
   jobId: string,
   d: ScheduleDescription,
   trigger: Trigger,
   compiled: CompiledTrigger,
+  due?: DueOneOff,
 ): ScheduleUpdateOptions {
   const { record, input } = currentJob(jobId, d);
   const policies = compilePolicies(record.policies);
@@ -131,8 +161,38 @@ export function rescheduleUpdate(
   return {
     ...updated(d, { ...input, job }, next),
     spec: scheduleSpec(compiled, policies),
-    state: { ...d.state, remainingActions: once ? compiled.remainingActions : undefined },
+    state: {
+      ...d.state,
+      remainingActions: once ? compiled.remainingActions : undefined,
+      ...dueState(due, d.state.paused, compiled.runAt),
+    },
   };
+}
+
+/** pauseJob/resumeJob: the paused flag and the note, nothing else. */
+export function pauseUpdate(
+  jobId: string,
+  d: ScheduleDescription,
+  paused: boolean,
+  note: string,
+): ScheduleUpdateOptions {
+  currentJob(jobId, d);
+  return { ...d, searchAttributes: undefined, state: { ...d.state, paused, note } };
+}
+
+/**
+ * createJob with replaceExisting on an existing job: everything as a new job would have it, except the
+ * schedule's own memo (it cannot change) and a due one-off's backfill (the caller sends it once landed).
+ */
+export function replaceUpdate(
+  jobId: string,
+  d: ScheduleDescription,
+  options: ReturnType<typeof createOptions>,
+): ScheduleUpdateOptions {
+  currentJob(jobId, d);
+  const { scheduleId: _id, memo: _memo, state, ...rest } = options;
+  const { backfill: _backfill, ...kept } = state;
+  return { ...rest, state: kept };
 }
 
 /** modifyJob: new args, note, policies or onError; the spec keeps its times. */
