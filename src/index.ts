@@ -44,6 +44,7 @@ export {
   validateTimezone,
   InvalidTriggerError,
   InvalidPolicyError,
+  RunAtInPastError,
   previewTrigger,
   parseCron,
 } from './schedule';
@@ -93,7 +94,12 @@ export type {
   JobCounters,
   RecentRun,
 } from './client/job-types';
-export { JobAlreadyExistsError, JobNotFoundError, ForeignScheduleError } from './client/errors';
+export {
+  JobAlreadyExistsError,
+  JobConflictError,
+  JobNotFoundError,
+  ForeignScheduleError,
+} from './client/errors';
 export { PIPELINE_WORKFLOW_TYPE, PIPELINE_FAILED, PROGRESS_QUERY } from './workflows/run-types';
 export type {
   JobErrorEvent,
