@@ -8,7 +8,7 @@ import { compilePolicies, type CompiledPolicies, type JobPolicies } from '../sch
 import type { Trigger } from '../schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-types';
 import { JOB_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
-import { ForeignScheduleError } from './errors';
+import { ForeignScheduleError, JobNotFoundError } from './errors';
 import { jobFromDescription } from './job-describe';
 import { JOB_MEMO_KEY, type JobMemo } from './job-memo';
 import { asGiven, runJobContext, schedulePolicies, scheduleSpec, type ModifyJobOptions } from './job-options';
@@ -93,6 +93,23 @@ export function createOptions(job: NewJob) {
   } satisfies ScheduleOptions;
 }
 
+/** Key of the action memo's mark on a one-off that has run and is about to be deleted. Persisted. */
+export const FINISHED_MEMO_KEY = 'tflowFinished';
+
+/**
+ * The clean-up of a spent one-off, written (with the conflict token) before the delete, which has none:
+ * an edit computed before this mark is dropped and re-read, and every edit that reads it is refused, so the
+ * delete never takes an edit with it.
+ */
+export function finishedUpdate(d: ScheduleDescription): ScheduleUpdateOptions {
+  return {
+    ...d,
+    action: { ...d.action, memo: { ...d.action.memo, [FINISHED_MEMO_KEY]: true } },
+    searchAttributes: undefined,
+    state: { ...d.state, paused: true, note: 'one-off job done: being removed' },
+  };
+}
+
 /** The job's record as it stands, with whether its spec was edited outside temporal-flow. */
 interface CurrentJob {
   record: JobRecord;
@@ -108,6 +125,8 @@ interface CurrentJob {
 export function currentJob(jobId: string, d: ScheduleDescription): CurrentJob {
   const job = jobFromDescription(d);
   if (job.foreign) throw new ForeignScheduleError(jobId);
+  // A one-off that has run and is being deleted: an edit now would be deleted with it.
+  if (d.action.memo?.[FINISHED_MEMO_KEY] === true) throw new JobNotFoundError(jobId);
   const stored = decodeJobRecord(d.typedSearchAttributes, d.action.memo);
   return {
     record: {

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import { JobConflictError } from '../../src/client/errors';
-import { EDIT_ATTEMPTS } from '../../src/client/job-update';
+import { JobConflictError, JobNotFoundError } from '../../src/client/errors';
+import { EDIT_ATTEMPTS, updateJob } from '../../src/client/job-update';
+import { finishedUpdate } from '../../src/client/job-write';
 import type { ScheduledJob } from '../../src/client/job-types';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
@@ -260,5 +261,31 @@ describe('an edit in the Temporal UI/CLI races ours', () => {
     expect(calls.n).toBe(EDIT_ATTEMPTS);
     expect(await ours(scheduler, jobId)).toMatchObject({ args: [], note: `outside ${EDIT_ATTEMPTS}` });
     await scheduler.removeJob(jobId);
+  });
+
+  it("an edit racing a one-off's clean-up is refused, never deleted unseen with the job", async () => {
+    const jobId = await scheduler.scheduleAt(p, {
+      jobId: t.uid('finishing'),
+      runAt: new Date(Date.now() + 3_600_000),
+    });
+    const calls = { n: 0 };
+    const raced = await racedScheduler(async () => {
+      if (calls.n > 1) return;
+      // What tflowFinishOneOff writes before its delete (which carries no token).
+      await updateJob(t.client, jobId, finishedUpdate);
+    }, calls);
+    try {
+      await expect(raced.scheduler.rescheduleJob(jobId, { cron: '0 4 * * *' })).rejects.toBeInstanceOf(
+        JobNotFoundError,
+      );
+    } finally {
+      await raced.connection.close();
+    }
+    // Our update was computed before the mark, dropped by the server, and the re-read refused it.
+    expect(calls.n).toBe(1);
+    const d = await t.client.schedule.getHandle(jobId).describe();
+    expect(d.state.note).toBe('one-off job done: being removed');
+    expect(d.state.remainingActions).toBe(1);
+    await t.client.schedule.getHandle(jobId).delete();
   });
 });
