@@ -15,7 +15,8 @@ import { previewTrigger, type TriggerPreview } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { ForeignScheduleError, translateScheduleError } from './errors';
-import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
+import { jobFromDescription } from './job-describe';
+import { listJobs } from './job-list';
 import { listJobRuns } from './job-history';
 import { JOB_MEMO_KEY, isJobMemo } from './job-memo';
 import {
@@ -62,9 +63,6 @@ export interface PipelineSchedulerOptions {
   /** Close the client's connection on shutdown(). @default false (the connection belongs to the caller) */
   closeConnectionOnShutdown?: boolean;
 }
-
-/** Describes several schedules at once, but not too many: a server is not a benchmark target. */
-const DESCRIBE_CONCURRENCY = 16;
 
 /**
  * Schedules pipelines as Temporal Schedules, with taskiq-flow's verbs and APScheduler's policies.
@@ -145,19 +143,7 @@ export class PipelineScheduler {
    * are left out. Listings are eventually consistent: a job created a moment ago may be missing.
    */
   async listJobs(filter: JobFilter = {}): Promise<JobListing[]> {
-    const jobs: JobListing[] = [];
-    for await (const summary of this.client.schedule.list()) {
-      const job = jobFromSummary(summary);
-      if (isSpentOneOff(job)) continue;
-      if (job.foreign && filter.includeForeign === false) continue;
-      if (filter.pipeline !== undefined && (job.foreign || job.pipeline !== filter.pipeline)) continue;
-      if (filter.paused !== undefined && job.paused !== filter.paused) continue;
-      jobs.push(job);
-    }
-    // Plain code-unit order: stable across locales, and far cheaper than localeCompare on 1,000s of ids.
-    jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    if (!filter.details) return jobs;
-    return this.describeAll(jobs.map((j) => j.id));
+    return listJobs(this.client, filter);
   }
 
   /** The job as created (trigger, time zone, args, policies, note, paused) plus next runs, recent runs, counters. */
@@ -310,22 +296,6 @@ export class PipelineScheduler {
     } catch (err) {
       translateScheduleError(err, jobId);
     }
-  }
-
-  private async describeAll(ids: string[]): Promise<JobListing[]> {
-    const out: JobListing[] = new Array<JobListing>(ids.length);
-    let next = 0;
-    const lane = async () => {
-      for (let i = next++; i < ids.length; i = next++) {
-        try {
-          out[i] = jobFromDescription(await this.client.schedule.getHandle(ids[i]!).describe());
-        } catch {
-          // Deleted between the listing and the description: leave it out.
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(DESCRIBE_CONCURRENCY, ids.length) }, lane));
-    return out.filter((j) => j !== undefined && !isSpentOneOff(j));
   }
 
   /** Validates everything, then creates (or with replaceExisting, updates) the schedule in one call. */
