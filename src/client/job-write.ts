@@ -163,21 +163,23 @@ function updated(d: ScheduleDescription, input: PipelineRunInput, record: JobRec
 
 /**
  * rescheduleJob: a new trigger (and one remaining action for a one-off, none for the others; none either
- * for a one-off due now, which the caller backfills once this update landed).
+ * for a one-off due now, which the caller backfills once this update landed). `dueFor` decides, from the
+ * job's policies, whether a one-off runAt is due now (and throws when it is too late).
  */
 export function rescheduleUpdate(
   jobId: string,
   d: ScheduleDescription,
   trigger: Trigger,
   compiled: CompiledTrigger,
-  due?: DueOneOff,
-): ScheduleUpdateOptions {
+  dueFor: (policies: JobPolicies) => DueOneOff | undefined,
+): { update: ScheduleUpdateOptions; due: DueOneOff | undefined } {
   const { record, input } = currentJob(jobId, d);
+  const due = dueFor(record.policies);
   const policies = compilePolicies(record.policies);
   const once = compiled.remainingActions !== undefined;
   const next: JobRecord = { ...record, trigger: asGiven(trigger), timezone: compiled.timezone };
   const job = runJobContext(jobId, policies, once, record.onError);
-  return {
+  const update = {
     ...updated(d, { ...input, job }, next),
     spec: scheduleSpec(compiled, policies),
     state: {
@@ -186,6 +188,7 @@ export function rescheduleUpdate(
       ...dueState(due, d.state.paused, compiled.runAt),
     },
   };
+  return { update, due };
 }
 
 /** pauseJob/resumeJob: the paused flag and the note, nothing else. */

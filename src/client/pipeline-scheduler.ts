@@ -162,8 +162,9 @@ export class PipelineScheduler {
     const compiled = compileTrigger(asGiven(trigger), this.timezone);
     let due: DueOneOff | undefined;
     const d = await this.update(jobId, (current) => {
-      due = this.dueNow(compiled, jobFromDescription(current));
-      return rescheduleUpdate(jobId, current, trigger, compiled, due);
+      const next = rescheduleUpdate(jobId, current, trigger, compiled, (p) => this.dueNow(compiled, p));
+      due = next.due;
+      return next.update;
     });
     if (due) await this.runDue(jobId, due, d);
   }
@@ -280,8 +281,8 @@ export class PipelineScheduler {
   }
 
   /** Whether a one-off is due now, by the job's grace, else this scheduler's (throws when too late). */
-  private dueNow(compiled: CompiledTrigger, job?: JobListing): DueOneOff | undefined {
-    const own = job && !job.foreign ? compilePolicies(job.policies).misfireGraceMs : undefined;
+  private dueNow(compiled: CompiledTrigger, policies: JobPolicies): DueOneOff | undefined {
+    const own = compilePolicies(policies).misfireGraceMs;
     const grace =
       own !== undefined
         ? { ms: own, from: 'job' as const }
@@ -306,11 +307,7 @@ export class PipelineScheduler {
     checkKnownSteps(spec, this.knownSteps);
     const compiled = compileTrigger(trigger, this.timezone);
     const policies = compilePolicies(given);
-    const due = dueOneOff(
-      compiled,
-      { ms: policies.misfireGraceMs, from: own.misfireGraceTime === undefined ? 'scheduler' : 'job' },
-      new Date(),
-    );
+    const due = this.dueNow(compiled, own);
     const args = checkArgs(job.args);
     const onError = job.onError ?? this.options.onError;
     if (job.onError !== undefined) this.checkOnError(job.onError);
