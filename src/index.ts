@@ -46,6 +46,7 @@ export {
   validateTimezone,
   InvalidTriggerError,
   InvalidPolicyError,
+  RunAtInPastError,
   previewTrigger,
   parseCron,
 } from './schedule';
@@ -97,6 +98,7 @@ export type {
 } from './client/job-types';
 export {
   JobAlreadyExistsError,
+  JobConflictError,
   JobNotFoundError,
   ForeignScheduleError,
   SetupRequiredError,

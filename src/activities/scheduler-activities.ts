@@ -1,5 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ScheduleNotFoundError, WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { JobNotFoundError } from '../client/errors';
+import { updateJob } from '../client/job-update';
+import { finishedUpdate } from '../client/job-write';
 import {
   acquireSlotUpdate,
   JOB_SEMAPHORE_WORKFLOW_TYPE,
@@ -48,19 +51,28 @@ export async function tflowLiveHolders(holders: SlotHolder[]): Promise<string[]>
   return alive;
 }
 
+/** Thrown by the clean-up's update builder when the one-off is not spent: nothing to write. */
+class NotSpent extends Error {}
+
 /**
  * Deletes a one-off job once its single action is used, so that it leaves listJobs(). A manual trigger
- * does not use the action, so a triggered run leaves the job in place.
+ * does not use the action, so a triggered run leaves the job in place. The delete carries no conflict
+ * token, so the job is first marked finished with one (see finishedUpdate): an edit racing the clean-up
+ * either lands first (and the job, no longer spent, is kept) or is refused, never deleted unseen.
  */
 export async function tflowFinishOneOff(jobId: string): Promise<boolean> {
-  const handle = Context.current().client.schedule.getHandle(jobId);
+  const { client } = Context.current();
   try {
-    const d = await handle.describe();
-    if (d.state.remainingActions !== 0 || d.info.runningActions.length > 1) return false;
-    await handle.delete();
+    await updateJob(client, jobId, (d) => {
+      if (d.state.remainingActions !== 0 || d.info.runningActions.length > 1) throw new NotSpent();
+      return finishedUpdate(d);
+    });
+    await client.schedule.getHandle(jobId).delete();
     return true;
   } catch (err) {
-    if (err instanceof ScheduleNotFoundError) return false;
+    if (err instanceof NotSpent || err instanceof JobNotFoundError || err instanceof ScheduleNotFoundError) {
+      return false;
+    }
     throw err;
   }
 }

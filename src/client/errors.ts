@@ -95,6 +95,24 @@ export class CredentialsRejectedError extends TemporalFlowError {
   }
 }
 
+/**
+ * An edit of a job kept meeting concurrent edits: each attempt was computed from a description that
+ * another writer changed before the edit landed, and after `attempts` tries (each re-reading the job and
+ * re-applying the same change) it still had not landed. Nothing of this edit was written; the job is as the
+ * other writers left it. Retry the call, or read the job first if the edit depends on its current state.
+ */
+export class JobConflictError extends TemporalFlowError {
+  constructor(
+    readonly jobId: string,
+    readonly attempts: number,
+  ) {
+    super(
+      'JOB_CONFLICT',
+      `job "${jobId}" was changed by someone else during each of ${attempts} attempts to edit it, so this edit was not applied: retry it (getJob() shows the job as it is now)`,
+    );
+  }
+}
+
 /** Where a wire error happened, for the messages of the errors it becomes. */
 export interface WireErrorContext {
   /** Address of the server, when the caller knows it. */
@@ -104,7 +122,13 @@ export interface WireErrorContext {
 }
 
 /** gRPC status codes met here (numbers fixed by the gRPC spec). */
-const GrpcStatus = { INVALID_ARGUMENT: 3, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
+const GrpcStatus = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  FAILED_PRECONDITION: 9,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
 
 const MISSING_ATTRIBUTE = /Namespace (\S+) has no mapping defined for search attribute (\w+)/;
 const UNKNOWN_ATTRIBUTE_IN_QUERY = /invalid search attribute: (\w+)/;
@@ -148,6 +172,20 @@ export function fromWireError(err: unknown, ctx: WireErrorContext = {}): Tempora
   return undefined;
 }
 
+/**
+ * True for the server's refusal of an update whose conflict token is stale. The workflow-based scheduler
+ * (Temporal Server 1.x default) does not refuse: it drops such an update silently and answers OK, which
+ * is why every write is checked afterwards (see job-update.ts); the newer CHASM scheduler answers
+ * FAILED_PRECONDITION "mismatched conflict token".
+ */
+export function isStaleConflictToken(err: unknown): boolean {
+  return (
+    isGrpcServiceError(err) &&
+    err.code === GrpcStatus.FAILED_PRECONDITION &&
+    /conflict token/i.test(err.details ?? err.message)
+  );
+}
+
 /** Throws {@link fromWireError}'s translation of `err`, or `err` itself. */
 export function translateServiceError(err: unknown, ctx: WireErrorContext = {}): never {
   throw fromWireError(err, ctx) ?? err;
@@ -160,6 +198,9 @@ export function translateServiceError(err: unknown, ctx: WireErrorContext = {}):
 export function translateScheduleError(err: unknown, jobId: string): never {
   if (err instanceof ScheduleAlreadyRunning) throw new JobAlreadyExistsError(jobId, { cause: err });
   if (err instanceof ScheduleNotFoundError) throw new JobNotFoundError(jobId, { cause: err });
+  // Raw workflowService calls (conflict-token updates) answer with the gRPC error itself.
+  if (isGrpcServiceError(err) && (err.code as number) === GrpcStatus.NOT_FOUND)
+    throw new JobNotFoundError(jobId, { cause: err });
   const noCodec = missingCodecError(err);
   if (noCodec) throw noCodec;
   translateServiceError(err);

@@ -4,18 +4,19 @@ import {
   ScheduleNotFoundError,
   type Client,
   type ScheduleDescription,
-  type ScheduleUpdateOptions,
 } from '@temporalio/client';
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { UnknownStepError } from '../pipeline/errors';
-import { compileTrigger, validateTimezone } from '../schedule/compile-trigger';
+import { compileTrigger, validateTimezone, type CompiledTrigger } from '../schedule/compile-trigger';
 import { InvalidTriggerError } from '../schedule/errors';
-import { compilePolicies } from '../schedule/policies';
+import { compilePolicies, type JobPolicies } from '../schedule/policies';
+import { dueOneOff, type DueOneOff } from '../schedule/one-off-due';
 import { previewTrigger, type TriggerPreview } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
-import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
+import { isSpentOneOff, jobFromDescription } from './job-describe';
+import { listJobs } from './job-list';
 import { listJobRuns } from './job-history';
 import { JOB_MEMO_KEY, isJobMemo } from './job-memo';
 import {
@@ -30,7 +31,15 @@ import {
 } from './job-options';
 import { computeStats } from './job-stats';
 import type { JobFilter, JobHistoryOptions, JobListing, JobRun, JobStats } from './job-types';
-import { createOptions, modifyUpdate, rescheduleUpdate } from './job-write';
+import { updateJob, type JobUpdateBuilder } from './job-update';
+import {
+  createOptions,
+  dueBackfill,
+  modifyUpdate,
+  pauseUpdate,
+  replaceUpdate,
+  rescheduleUpdate,
+} from './job-write';
 import { checkKnownSteps } from './run-start';
 import { knownStepNames } from '../pipeline/builder';
 
@@ -45,12 +54,15 @@ export interface PipelineSchedulerOptions {
   steps?: Record<string, unknown> | readonly string[];
   /** Activity run on the worker when a scheduled run of any job fails for good (a job's own `onError` wins). */
   onError?: string;
+  /**
+   * Default `misfireGraceTime` of the jobs this scheduler creates (APScheduler's `job_defaults`): a job that
+   * sets none gets this one, enforced and shown as if given. It also decides how late a one-off's `runAt`
+   * may be to run at once (see {@link PipelineScheduler.scheduleAt}). @default none
+   */
+  misfireGraceTime?: JobPolicies['misfireGraceTime'];
   /** Close the client's connection on shutdown(). @default false (the connection belongs to the caller) */
   closeConnectionOnShutdown?: boolean;
 }
-
-/** Describes several schedules at once, but not too many: a server is not a benchmark target. */
-const DESCRIBE_CONCURRENCY = 16;
 
 /**
  * Schedules pipelines as Temporal Schedules, with taskiq-flow's verbs and APScheduler's policies.
@@ -63,6 +75,9 @@ const DESCRIBE_CONCURRENCY = 16;
  */
 export class PipelineScheduler {
   readonly timezone: string;
+  /** Policies every job created here gets unless it sets its own (the scheduler's misfireGraceTime). */
+  private readonly jobDefaults: JobPolicies;
+  private readonly misfireGraceMs: number | undefined;
   private readonly knownSteps: readonly string[] | undefined;
   /**
    * Jobs this scheduler created or has seen to be ours: removeJob skips their ownership check (one call
@@ -76,6 +91,13 @@ export class PipelineScheduler {
   ) {
     this.timezone = validateTimezone(options.timezone ?? 'UTC');
     this.knownSteps = knownStepNames(options.steps);
+    this.jobDefaults =
+      options.misfireGraceTime === undefined
+        ? {}
+        : // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- Duration comes from `ms`'s template-literal type, which the linter cannot resolve
+          { misfireGraceTime: options.misfireGraceTime };
+    // Validated now: a bad default is the caller's mistake, reported before any job is touched.
+    this.misfireGraceMs = compilePolicies(this.jobDefaults).misfireGraceMs;
     if (options.onError !== undefined) this.checkOnError(options.onError);
   }
 
@@ -104,7 +126,13 @@ export class PipelineScheduler {
     return this.createJob(p, opts);
   }
 
-  /** Creates a one-off job: a schedule with a single action at `runAt`, deleted once that run ends. */
+  /**
+   * Creates a one-off job: a schedule with a single action at `runAt`, deleted once that run ends. A `runAt`
+   * in the past (or less than a second ahead) runs at once when it is late by no more than the job's
+   * `misfireGraceTime`, else the scheduler's, else 1 s (so `runAt: new Date()` works).
+   *
+   * @throws RunAtInPastError when it is later than that: nothing is created.
+   */
   async scheduleAt(p: PipelineLike, opts: OneOffJobOptions): Promise<string> {
     return this.createJob(p, opts);
   }
@@ -115,19 +143,7 @@ export class PipelineScheduler {
    * are left out. Listings are eventually consistent: a job created a moment ago may be missing.
    */
   async listJobs(filter: JobFilter = {}): Promise<JobListing[]> {
-    const jobs: JobListing[] = [];
-    for await (const summary of this.client.schedule.list()) {
-      const job = jobFromSummary(summary);
-      if (isSpentOneOff(job)) continue;
-      if (job.foreign && filter.includeForeign === false) continue;
-      if (filter.pipeline !== undefined && (job.foreign || job.pipeline !== filter.pipeline)) continue;
-      if (filter.paused !== undefined && job.paused !== filter.paused) continue;
-      jobs.push(job);
-    }
-    // Plain code-unit order: stable across locales, and far cheaper than localeCompare on 1,000s of ids.
-    jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    if (!filter.details) return jobs;
-    return this.describeAll(jobs.map((j) => j.id));
+    return listJobs(this.client, filter);
   }
 
   /** The job as created (trigger, time zone, args, policies, note, paused) plus next runs, recent runs, counters. */
@@ -135,10 +151,22 @@ export class PipelineScheduler {
     return jobFromDescription(await this.describe(jobId));
   }
 
-  /** Changes when a job runs (cron, interval, runAt, time zone); everything else is kept. */
+  /**
+   * Changes when a job runs (cron, interval, runAt, time zone); everything else is kept. A `runAt` in the
+   * past follows {@link PipelineScheduler.scheduleAt}'s rule, with the job's own `misfireGraceTime`.
+   *
+   * @throws RunAtInPastError for a runAt later than the grace allows; the job is left as it was.
+   * @throws JobConflictError when concurrent edits kept winning (see docs/scheduling.md).
+   */
   async rescheduleJob(jobId: string, trigger: Trigger): Promise<void> {
     const compiled = compileTrigger(asGiven(trigger), this.timezone);
-    await this.update(jobId, (d) => rescheduleUpdate(jobId, d, trigger, compiled));
+    let due: DueOneOff | undefined;
+    const d = await this.update(jobId, (current) => {
+      const next = rescheduleUpdate(jobId, current, trigger, compiled, (p) => this.dueNow(compiled, p));
+      due = next.due;
+      return next.update;
+    });
+    if (due) await this.runDue(jobId, due, d);
   }
 
   /** Changes what a job runs and how (args, note, policies, onError); when it runs is kept. */
@@ -154,14 +182,12 @@ export class PipelineScheduler {
 
   /** Pauses a job: no run starts until resumeJob(); a run in flight continues. */
   async pauseJob(jobId: string, note?: string): Promise<void> {
-    await this.describeOurs(jobId);
-    await this.client.schedule.getHandle(jobId).pause(note ?? 'paused by temporal-flow');
+    await this.update(jobId, (d) => pauseUpdate(jobId, d, true, note ?? 'paused by temporal-flow'));
   }
 
   /** Resumes a paused job. */
   async resumeJob(jobId: string, note?: string): Promise<void> {
-    await this.describeOurs(jobId);
-    await this.client.schedule.getHandle(jobId).unpause(note ?? 'resumed by temporal-flow');
+    await this.update(jobId, (d) => pauseUpdate(jobId, d, false, note ?? 'resumed by temporal-flow'));
   }
 
   /** Runs a job now, with the job's own overlap policy (the SDK's default would be ALLOW_ALL). */
@@ -257,38 +283,41 @@ export class PipelineScheduler {
     return d;
   }
 
-  /** Updates one of our jobs from its current description (with Temporal's conflict token). */
-  private async update(jobId: string, fn: (d: ScheduleDescription) => ScheduleUpdateOptions): Promise<void> {
+  /** Updates one of our jobs from its current description, with its conflict token (see job-update.ts). */
+  private async update(jobId: string, build: JobUpdateBuilder): Promise<ScheduleDescription> {
+    const d = await updateJob(this.client, jobId, build);
+    this.ownJobs.add(jobId);
+    return d;
+  }
+
+  /** Whether a one-off is due now, by the job's grace, else this scheduler's (throws when too late). */
+  private dueNow(compiled: CompiledTrigger, policies: JobPolicies): DueOneOff | undefined {
+    const own = compilePolicies(policies).misfireGraceMs;
+    const grace =
+      own !== undefined
+        ? { ms: own, from: 'job' as const }
+        : { ms: this.misfireGraceMs, from: 'scheduler' as const };
+    return dueOneOff(compiled, grace, new Date());
+  }
+
+  /** Runs a due one-off of an existing schedule at once: a backfill of its one second, with its overlap. */
+  private async runDue(jobId: string, due: DueOneOff, d: ScheduleDescription): Promise<void> {
     try {
-      await this.client.schedule.getHandle(jobId).update(fn);
+      await this.client.schedule.getHandle(jobId).backfill(dueBackfill(due, d.policies.overlap));
     } catch (err) {
       translateScheduleError(err, jobId);
     }
   }
 
-  private async describeAll(ids: string[]): Promise<JobListing[]> {
-    const out: JobListing[] = new Array<JobListing>(ids.length);
-    let next = 0;
-    const lane = async () => {
-      for (let i = next++; i < ids.length; i = next++) {
-        try {
-          out[i] = jobFromDescription(await this.client.schedule.getHandle(ids[i]!).describe());
-        } catch {
-          // Deleted between the listing and the description: leave it out.
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(DESCRIBE_CONCURRENCY, ids.length) }, lane));
-    return out.filter((j) => j !== undefined && !isSpentOneOff(j));
-  }
-
   /** Validates everything, then creates (or with replaceExisting, updates) the schedule in one call. */
   private async createJob(p: PipelineLike, opts: JobOptions & Trigger): Promise<string> {
-    const { trigger, job, policies: given } = splitOptions(opts);
+    const { trigger, job, policies: own } = splitOptions(opts);
+    const given: JobPolicies = { ...this.jobDefaults, ...own };
     const spec = toPipelineSpec(p);
     checkKnownSteps(spec, this.knownSteps);
     const compiled = compileTrigger(trigger, this.timezone);
     const policies = compilePolicies(given);
+    const due = this.dueNow(compiled, own);
     const args = checkArgs(job.args);
     const onError = job.onError ?? this.options.onError;
     if (job.onError !== undefined) this.checkOnError(job.onError);
@@ -305,6 +334,7 @@ export class PipelineScheduler {
       onError,
       paused: job.paused ?? false,
       note: job.note,
+      due,
     });
 
     try {
@@ -312,9 +342,8 @@ export class PipelineScheduler {
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning) || !job.replaceExisting)
         translateScheduleError(err, jobId);
-      await this.describeOurs(jobId);
-      const { scheduleId: _id, memo: _memo, ...update } = options;
-      await this.update(jobId, () => update satisfies ScheduleUpdateOptions);
+      const d = await this.update(jobId, (current) => replaceUpdate(jobId, current, options));
+      if (due) await this.runDue(jobId, due, d);
     }
     this.ownJobs.add(jobId);
     return jobId;

@@ -24,6 +24,8 @@ export interface CompiledTrigger {
   timezone: string;
   /** Set for one-off jobs: the schedule takes one action, then is done. */
   remainingActions?: number;
+  /** Set for one-off jobs: the instant given (the spec matches it to the second). */
+  runAt?: Date;
   /** What the spec means, for computing fire times locally ({@link previewTrigger}). */
   fire: FireSpec;
 }
@@ -221,6 +223,7 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
         kind,
         timezone,
         remainingActions: 1,
+        runAt: at,
         spec: {
           calendars: [
             {

@@ -2,6 +2,8 @@ export { compileTrigger, validateTimezone, intervalMs, triggerKind } from './com
 export type { CompiledTrigger } from './compile-trigger';
 export { validateCron, CRON_ALIASES } from './cron';
 export { InvalidPolicyError, InvalidTriggerError } from './errors';
+export { RunAtInPastError } from './one-off-due';
+export type { GraceSource } from './one-off-due';
 export { compilePolicies, MIN_CATCHUP_WINDOW_MS } from './policies';
 export type { CompiledPolicies, JobPolicies } from './policies';
 export type {
