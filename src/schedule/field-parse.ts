@@ -104,6 +104,14 @@ export function parseField(expr: string, rule: FieldRule, subject: string, fail:
         fail(`${subject} step "/${stepText}" must be a whole number of 1 or more`);
       }
       step = Number(stepText);
+      // Temporal keeps steps as 32-bit integers: /4294967297 would wrap to /1 and fire every value.
+      const size = rule.max - rule.min + 1;
+      if (step > size) {
+        fail(
+          `${subject} step "/${stepText}" is larger than the field (${size} values, ${rule.min}-${rule.max}): ` +
+            `write at most /${size}, or the single value it matches`,
+        );
+      }
     }
     let start = rule.min;
     let end = rule.max;
