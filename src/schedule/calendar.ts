@@ -134,7 +134,7 @@ export function compileCalendar(fields: CalendarFields, where = 'calendar'): Com
   const keys = Object.keys(fields).filter((k) => (fields as Record<string, unknown>)[k] !== undefined);
   for (const key of keys) {
     if (!KNOWN.has(key)) {
-      const hint = HINTS[key] ? `did you mean "${HINTS[key]}"? ` : '';
+      const hint = Object.hasOwn(HINTS, key) ? `did you mean "${HINTS[key]}"? ` : '';
       fail(`${where}.${key}`, `${where} has no field "${key}": ${hint}allowed: ${[...KNOWN].join(', ')}`);
     }
   }

@@ -145,4 +145,13 @@ describe('bugs found by fuzzing', () => {
     expect(fieldOf(() => checkJobFields({ jobId: 'x'.repeat(201) }))).toBe('jobId');
     expect(() => checkJobFields({ note: 5 as never })).toThrow('note must be a string, got 5');
   });
+
+  it('cron "valueOf" found Object.prototype.valueOf as an alias and threw TypeError', () => {
+    for (const name of ['valueOf', 'constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(fieldOf(trigger({ cron: name })), name).toBe('cron');
+    }
+    expect(trigger({ calendar: { constructor: 1 } })).toThrow(
+      'calendar has no field "constructor": allowed: second, minute, hour, dayOfMonth, month, dayOfWeek, year, comment',
+    );
+  });
 });
