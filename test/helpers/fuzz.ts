@@ -3,8 +3,8 @@ import { TemporalFlowError } from '../../src/errors';
 
 /*
  * Shared settings of the property-based (fuzz) tests. FUZZ_SEED replays a failing run (fast-check prints
- * the seed and path of every failure); FUZZ_RUNS multiplies nothing, it replaces each property's own
- * number of cases, so `FUZZ_RUNS=5000 npm run fuzz` is the long run documented in docs/testing.md.
+ * the seed and path of every failure); FUZZ_RUNS replaces each property's own number of cases. The long
+ * run, `npm run fuzz` (FUZZ_RUNS=5000), is documented in docs/testing.md.
  */
 
 const seedText = process.env.FUZZ_SEED;
