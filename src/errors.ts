@@ -12,3 +12,19 @@ export class TemporalFlowError extends Error {
     this.name = new.target.name;
   }
 }
+
+/**
+ * A bad value as error messages show it: its JSON when it has one (`"2 parsecs"`, `{}`), else what it is
+ * (`a bigint`, `a symbol`, `a circular object`), so that building the message never throws.
+ */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  try {
+    const json = JSON.stringify(value) as string | undefined;
+    if (json !== undefined) return json.length > 200 ? `${json.slice(0, 200)}...` : json;
+  } catch {
+    return `a ${typeof value === 'object' ? 'non-JSON object' : typeof value}`;
+  }
+  return `a ${typeof value}`;
+}

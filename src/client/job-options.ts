@@ -1,5 +1,6 @@
 import type { ScheduleOptions } from '@temporalio/client';
 import type { CompiledTrigger } from '../schedule/compile-trigger';
+import { describeValue } from '../errors';
 import { InvalidTriggerError } from '../schedule/errors';
 import type { CompiledPolicies, JobPolicies } from '../schedule/policies';
 import type {
@@ -75,11 +76,22 @@ export const POLICY_KEYS = [
 
 const has = (keys: readonly string[], key: string) => keys.includes(key);
 
+/** Refuses job options that are not a plain object (null, a string, an array). */
+export function checkOptionsObject(opts: unknown): asserts opts is object {
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
+    throw new InvalidTriggerError(
+      'options',
+      `job options must be an object such as { cron: '0 2 * * *', jobId: 'nightly' }, got ${describeValue(opts)}`,
+    );
+  }
+}
+
 /** Splits job options into trigger, job and policy parts; an unknown key is an error naming the allowed ones. */
 export function splitOptions(
   opts: JobOptions & Trigger,
   allowed: { trigger: boolean; job: readonly string[] } = { trigger: true, job: JOB_KEYS },
 ): { trigger: Trigger; job: JobOptions; policies: JobPolicies } {
+  checkOptionsObject(opts);
   const trigger: Record<string, unknown> = {};
   const job: Record<string, unknown> = {};
   const policies: Record<string, unknown> = {};
@@ -90,10 +102,37 @@ export function splitOptions(
     else if (has(POLICY_KEYS, key)) policies[key] = value;
     else {
       const names = [...(allowed.trigger ? TRIGGER_KEYS : []), ...allowed.job, ...POLICY_KEYS];
-      throw new InvalidTriggerError(key, `unknown job option "${key}"; allowed: ${names.join(', ')}`);
+      throw new InvalidTriggerError(key || '""', `unknown job option "${key}"; allowed: ${names.join(', ')}`);
     }
   }
   return { trigger, job, policies };
+}
+
+/** Longest job id accepted: each run's workflow id is the job id plus a timestamp, within Temporal's 1,000. */
+export const MAX_JOB_ID_LENGTH = 200;
+
+/**
+ * Checks the job's own options (besides args, trigger and policies): jobId, note, paused, replaceExisting.
+ *
+ * @throws InvalidTriggerError naming the bad option.
+ */
+export function checkJobFields(job: JobOptions): void {
+  if (job.jobId !== undefined) {
+    if (typeof job.jobId !== 'string' || job.jobId.trim() === '' || job.jobId.length > MAX_JOB_ID_LENGTH) {
+      throw new InvalidTriggerError(
+        'jobId',
+        `jobId must be a non-blank string of at most ${MAX_JOB_ID_LENGTH} characters, got ${describeValue(job.jobId)}`,
+      );
+    }
+  }
+  if (job.note !== undefined && typeof job.note !== 'string') {
+    throw new InvalidTriggerError('note', `note must be a string, got ${describeValue(job.note)}`);
+  }
+  for (const key of ['paused', 'replaceExisting'] as const) {
+    if (job[key] !== undefined && typeof job[key] !== 'boolean') {
+      throw new InvalidTriggerError(key, `${key} must be true or false, got ${describeValue(job[key])}`);
+    }
+  }
 }
 
 /** Checks `args`: the arguments of the first step, as an array. */

@@ -76,7 +76,7 @@ function cronField(field: FieldName, text: string): string {
 }
 
 function cronCalendar(cron: string): string {
-  const text = CRON_ALIASES[cron] ?? cron;
+  const text = Object.hasOwn(CRON_ALIASES, cron) ? CRON_ALIASES[cron]! : cron;
   const parts = text.split(' ');
   const [second, rest] = parts.length === 7 ? [parts[0]!, parts.slice(1)] : ['0', [...parts, '*']];
   const fields = [second, ...rest] as string[];

@@ -8,7 +8,9 @@ import {
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { UnknownStepError } from '../pipeline/errors';
 import { compileTrigger, validateTimezone, type CompiledTrigger } from '../schedule/compile-trigger';
+import { describeValue } from '../errors';
 import { InvalidTriggerError } from '../schedule/errors';
+import { parseInstant } from '../schedule/instant';
 import { compilePolicies, type JobPolicies } from '../schedule/policies';
 import { dueOneOff, type DueOneOff } from '../schedule/one-off-due';
 import { previewTrigger, type TriggerPreview } from '../schedule/preview';
@@ -22,6 +24,8 @@ import { JOB_MEMO_KEY, isJobMemo } from './job-memo';
 import {
   asGiven,
   checkArgs,
+  checkJobFields,
+  checkOptionsObject,
   splitOptions,
   type CronJobOptions,
   type IntervalJobOptions,
@@ -171,12 +175,14 @@ export class PipelineScheduler {
 
   /** Changes what a job runs and how (args, note, policies, onError); when it runs is kept. */
   async modifyJob(jobId: string, changes: ModifyJobOptions): Promise<void> {
-    const { onError, args, note: _note, ...policyChanges } = changes;
+    checkOptionsObject(changes);
+    const { onError, args, note, ...policyChanges } = changes;
     // Validated before any call: an unknown key, bad args or bad policies change nothing.
     splitOptions(policyChanges, { trigger: false, job: [] });
+    checkJobFields({ note });
     compilePolicies(policyChanges);
     const checked = { ...changes, ...(args !== undefined ? { args: checkArgs(args) } : {}) };
-    if (typeof onError === 'string') this.checkOnError(onError);
+    if (onError !== undefined && onError !== null) this.checkOnError(onError);
     await this.update(jobId, (d) => modifyUpdate(jobId, d, checked));
   }
 
@@ -221,7 +227,10 @@ export class PipelineScheduler {
   async getHistory(jobId: string, opts: JobHistoryOptions = {}): Promise<JobRun[]> {
     const limit = opts.limit ?? 20;
     if (!Number.isInteger(limit) || limit < 1) {
-      throw new InvalidTriggerError('limit', `limit must be a whole number of 1 or more, got ${limit}`);
+      throw new InvalidTriggerError(
+        'limit',
+        `limit must be a whole number of 1 or more, got ${describeValue(limit)}`,
+      );
     }
     const recent = await this.recentRuns(jobId);
     try {
@@ -262,7 +271,9 @@ export class PipelineScheduler {
         'onError must be the name of an activity registered on the worker',
       );
     }
-    if (this.knownSteps && !this.knownSteps.includes(name)) throw new UnknownStepError(name, this.knownSteps);
+    if (this.knownSteps && !this.knownSteps.includes(name)) {
+      throw new UnknownStepError(name, this.knownSteps, 'onError');
+    }
   }
 
   private async describe(jobId: string): Promise<ScheduleDescription> {
@@ -312,6 +323,7 @@ export class PipelineScheduler {
   /** Validates everything, then creates (or with replaceExisting, updates) the schedule in one call. */
   private async createJob(p: PipelineLike, opts: JobOptions & Trigger): Promise<string> {
     const { trigger, job, policies: own } = splitOptions(opts);
+    checkJobFields(job);
     const given: JobPolicies = { ...this.jobDefaults, ...own };
     const spec = toPipelineSpec(p);
     checkKnownSteps(spec, this.knownSteps);
@@ -362,9 +374,12 @@ export class PipelineScheduler {
 }
 
 function instant(value: Date | string, field: string): Date {
-  const d = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(d.getTime())) {
-    throw new InvalidTriggerError(field, `backfill "${field}" ${JSON.stringify(value)} is not a date`);
+  const d = parseInstant(value);
+  if (!d) {
+    throw new InvalidTriggerError(
+      field,
+      `backfill "${field}" ${describeValue(value)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"`,
+    );
   }
   return d;
 }

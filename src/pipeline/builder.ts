@@ -1,7 +1,8 @@
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from './duration';
+import { describeValue } from '../errors';
 import { PipelineSpecError, UnknownStepError } from './errors';
-import { checkKeys, compileStep, type StepOptions } from './compile-step';
+import { checkKeys, checkOptionsObject, compileStep, type StepOptions } from './compile-step';
 import {
   PIPELINE_SPEC_VERSION,
   parsePipelineSpec,
@@ -92,6 +93,7 @@ export class Pipeline<Name extends string = string> {
       return list.map((ref, s) => {
         const stepAt = `${at}.branches[${b}][${s}]`;
         if (typeof ref === 'string') return this.compileChecked(ref, {}, stepAt);
+        checkOptionsObject(ref, stepAt, 'step');
         const { step, ...opts } = ref;
         return this.compileChecked(step, opts, stepAt);
       });
@@ -107,11 +109,12 @@ export class Pipeline<Name extends string = string> {
    */
   map(name: Name, options: MapOptions<Name> = {}): this {
     const at = `steps[${this.nodes.length}]`;
+    checkOptionsObject(options, at, 'map');
     const { concurrency = DEFAULT_MAP_CONCURRENCY, ...stepOptions } = options;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new PipelineSpecError(
         `${at}.concurrency`,
-        `invalid pipeline: ${at}.concurrency must be a whole number >= 1, got ${concurrency}`,
+        `invalid pipeline: ${at}.concurrency must be a whole number >= 1, got ${describeValue(concurrency)}`,
       );
     }
     const step = this.compileChecked(name, stepOptions, at);
@@ -122,7 +125,7 @@ export class Pipeline<Name extends string = string> {
 
   /** Step run once, after compensations, when the pipeline fails for good. It receives the failure details. */
   onFailure(name: Name): this {
-    this.checkKnown(name);
+    this.checkKnown(name, 'onFailure');
     this.failureHook = name;
     this.compiled = undefined;
     return this;
@@ -148,13 +151,16 @@ export class Pipeline<Name extends string = string> {
   }
 
   private compileChecked(name: string, options: StepOptions, at: string): StepSpec {
-    this.checkKnown(name);
-    if (options.compensate !== undefined) this.checkKnown(options.compensate);
-    return compileStep(name, options, at);
+    this.checkKnown(name, at);
+    const step = compileStep(name, options, at);
+    if (step.compensate !== undefined) this.checkKnown(step.compensate, `${at}.compensate`);
+    return step;
   }
 
-  private checkKnown(name: string): void {
-    if (this.knownSteps && !this.knownSteps.includes(name)) throw new UnknownStepError(name, this.knownSteps);
+  private checkKnown(name: string, field: string): void {
+    if (this.knownSteps && !this.knownSteps.includes(name)) {
+      throw new UnknownStepError(name, this.knownSteps, field);
+    }
   }
 }
 
@@ -176,9 +182,13 @@ export function pipeline<Steps = unknown>(
   if (typeof name !== 'string' || name.trim() === '') {
     throw new PipelineSpecError('name', 'invalid pipeline: name: a pipeline needs a non-empty name');
   }
+  checkOptionsObject(options, '', 'pipeline');
   for (const key of Object.keys(options)) {
     if (key !== 'timeout' && key !== 'steps') {
-      throw new PipelineSpecError(key, `invalid pipeline: unknown option "${key}"; allowed: timeout, steps`);
+      throw new PipelineSpecError(
+        key || '""',
+        `invalid pipeline: unknown option "${key}"; allowed: timeout, steps`,
+      );
     }
   }
   const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, 'timeout');

@@ -1,5 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from './duration';
+import { describeValue } from '../errors';
 import { PipelineSpecError } from './errors';
 import type { RetrySpec, StepSpec } from './spec';
 
@@ -55,8 +56,26 @@ const RETRY_OPTIONS = [
   'nonRetryableErrorTypes',
 ] as const;
 
-/** Rejects any key of `options` not in `allowed`, naming it as `at.key`. */
-export function checkKeys(options: object, allowed: readonly string[], at: string, what: string): void {
+const EXAMPLES: Record<string, string> = {
+  retry: '{ maximumAttempts: 3 }',
+  parallel: "{ id: 'fan-out' }",
+  pipeline: "{ timeout: '1h' }",
+};
+
+/** Rejects options that are not a plain object (null, a string, an array...), naming them as `at`. */
+export function checkOptionsObject(options: unknown, at: string, what: string): asserts options is object {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    const field = at || 'options';
+    throw new PipelineSpecError(
+      field,
+      `invalid pipeline: ${field}: ${what} options must be an object such as ${EXAMPLES[what] ?? "{ timeout: '30s' }"}, got ${describeValue(options)}`,
+    );
+  }
+}
+
+/** Rejects options that are not an object, and any key not in `allowed`, naming it as `at.key`. */
+export function checkKeys(options: unknown, allowed: readonly string[], at: string, what: string): void {
+  checkOptionsObject(options, at, what);
   for (const key of Object.keys(options)) {
     if (!allowed.includes(key)) {
       const field = at ? `${at}.${key}` : key;
@@ -101,7 +120,7 @@ export function compileRetry(retry: RetryOptions, at: string): RetrySpec {
     if (!Number.isInteger(retry.maximumAttempts) || retry.maximumAttempts < 0) {
       throw new PipelineSpecError(
         `${at}.maximumAttempts`,
-        `invalid pipeline: ${at}.maximumAttempts must be a whole number >= 0 (0 = unlimited), got ${retry.maximumAttempts}`,
+        `invalid pipeline: ${at}.maximumAttempts must be a whole number >= 0 (0 = unlimited), got ${describeValue(retry.maximumAttempts)}`,
       );
     }
     out.maximumAttempts = retry.maximumAttempts;
@@ -110,10 +129,10 @@ export function compileRetry(retry: RetryOptions, at: string): RetrySpec {
     out.initialIntervalMs = parseDuration(retry.initialInterval, `${at}.initialInterval`);
   }
   if (retry.backoffCoefficient !== undefined) {
-    if (!(retry.backoffCoefficient >= 1)) {
+    if (typeof retry.backoffCoefficient !== 'number' || !(retry.backoffCoefficient >= 1)) {
       throw new PipelineSpecError(
         `${at}.backoffCoefficient`,
-        `invalid pipeline: ${at}.backoffCoefficient must be 1 or more, got ${retry.backoffCoefficient}`,
+        `invalid pipeline: ${at}.backoffCoefficient must be 1 or more, got ${describeValue(retry.backoffCoefficient)}`,
       );
     }
     out.backoffCoefficient = retry.backoffCoefficient;

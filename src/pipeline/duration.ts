@@ -1,16 +1,20 @@
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { Duration } from '@temporalio/common';
+import { describeValue } from '../errors';
 import { PipelineSpecError } from './errors';
 
 /** A duration as users write it: milliseconds as a number, or a string such as `'30s'`, `'5m'`, `'1 day'`. */
 export type DurationInput = Duration;
 
+/** Longest duration accepted: `'100y'` (Temporal cuts longer timeouts to 100 years). */
+export const MAX_DURATION_MS = 100 * 365.25 * 86_400_000;
+
 /**
  * Parses a duration into whole milliseconds. `field` names where the value came from, so that the error
  * can say `retry.initialInterval "2 parsecs" is not a duration`.
  *
- * @throws PipelineSpecError when the value is not a duration or not strictly positive (or negative,
- * with `allowZero`).
+ * @throws PipelineSpecError when the value is not a duration, not strictly positive (or negative, with
+ * `allowZero`), or longer than {@link MAX_DURATION_MS}.
  */
 export function parseDuration(
   input: DurationInput,
@@ -23,15 +27,23 @@ export function parseDuration(
   } catch (err) {
     throw new PipelineSpecError(
       field,
-      `${field} ${JSON.stringify(input)} is not a duration: write milliseconds as a number or a string such as '30s', '5m', '2h', '1d'`,
+      `${field} ${describeValue(input)} is not a duration: write milliseconds as a number or a string such as '30s', '5m', '2h', '1d'`,
       { cause: err },
     );
   }
+  // Rounded first: 0.4 ms is no time at all, and must not pass as "greater than zero".
+  ms = Math.round(ms);
   if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !opts.allowZero)) {
     throw new PipelineSpecError(
       field,
-      `${field} ${JSON.stringify(input)} must be ${opts.allowZero ? 'zero or more' : 'greater than zero'}`,
+      `${field} ${describeValue(input)} must be ${opts.allowZero ? 'zero or more' : 'greater than zero'}`,
     );
   }
-  return Math.round(ms);
+  if (ms > MAX_DURATION_MS) {
+    throw new PipelineSpecError(
+      field,
+      `${field} ${describeValue(input)} is longer than 100 years, the longest duration Temporal keeps (it rejects intervals past 10,000 years and cuts timeouts to 100)`,
+    );
+  }
+  return ms;
 }

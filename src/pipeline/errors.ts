@@ -1,4 +1,4 @@
-import { TemporalFlowError } from '../errors';
+import { describeValue, TemporalFlowError } from '../errors';
 
 /**
  * A pipeline definition or spec is invalid. `field` is the path of the offending value, e.g.
@@ -14,15 +14,19 @@ export class PipelineSpecError extends TemporalFlowError {
   }
 }
 
-/** A step names an activity that the pipeline's known steps do not include. */
+/**
+ * A step names an activity that the pipeline's known steps do not include. `field` is where the name was
+ * given, e.g. `steps[2]`, `steps[0].compensate`, `onFailure` or `onError`.
+ */
 export class UnknownStepError extends TemporalFlowError {
   constructor(
     readonly step: string,
     readonly knownSteps: readonly string[],
+    readonly field = 'steps',
   ) {
     super(
       'UNKNOWN_STEP',
-      `unknown step "${step}": the worker's steps are ${knownSteps.map((s) => `"${s}"`).join(', ') || '(none)'}`,
+      `unknown step ${describeValue(step)}: the worker's steps are ${knownSteps.map((s) => `"${s}"`).join(', ') || '(none)'}`,
     );
   }
 }

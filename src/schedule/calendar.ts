@@ -16,6 +16,7 @@ import { InvalidTriggerError } from './errors';
 import { parseField, rangeValues } from './field-parse';
 import { daysInMonth } from './zone-clock';
 import type { CalendarFields, CalendarValue } from './trigger-types';
+import { describeValue } from '../errors';
 
 /*
  * Calendar triggers: `{ hour: 9, dayOfWeek: 'MON-FRI' }` and friends, compiled to the TS SDK's CalendarSpec
@@ -60,17 +61,29 @@ function itemExpression(item: unknown, where: string): string {
   }
   if (typeof item === 'object' && item !== null && 'start' in item) {
     const r = item as { start: unknown; end?: unknown; step?: unknown };
-    const start = itemExpression(r.start, where);
-    const end = r.end === undefined ? undefined : itemExpression(r.end, where);
+    const unknown = Object.keys(r).find((k) => !RANGE_KEYS.includes(k));
+    if (unknown !== undefined) {
+      fail(where, `${where} range has no option "${unknown}": a range is { start, end, step }`);
+    }
+    const start = boundExpression(r.start, where);
+    const end = r.end === undefined ? undefined : boundExpression(r.end, where);
     if (r.step !== undefined && (typeof r.step !== 'number' || !Number.isInteger(r.step) || r.step < 1)) {
-      fail(where, `${where} step ${JSON.stringify(r.step)} must be a whole number of 1 or more`);
+      fail(where, `${where} step ${describeValue(r.step)} must be a whole number of 1 or more`);
     }
     return `${start}${end === undefined ? '' : `-${end}`}${r.step === undefined ? '' : `/${r.step}`}`;
   }
   return fail(
     where,
-    `${where} value ${JSON.stringify(item)} is not a number, a name, "*", a range { start, end, step } or a list of them`,
+    `${where} value ${describeValue(item)} is not a number, a name, "*", a range { start, end, step } or a list of them`,
   );
+}
+
+const RANGE_KEYS = ['start', 'end', 'step'];
+
+/** A range's start or end: one value, never a range or list of its own. */
+function boundExpression(bound: unknown, where: string): string {
+  if (typeof bound === 'number' || typeof bound === 'string') return itemExpression(bound, where);
+  return fail(where, `${where} range bound ${describeValue(bound)} is not a number or a name`);
 }
 
 function parseValue(value: CalendarValue, name: CalendarFieldName, where: string): FieldRange[] {
@@ -121,7 +134,7 @@ export function compileCalendar(fields: CalendarFields, where = 'calendar'): Com
   const keys = Object.keys(fields).filter((k) => (fields as Record<string, unknown>)[k] !== undefined);
   for (const key of keys) {
     if (!KNOWN.has(key)) {
-      const hint = HINTS[key] ? `did you mean "${HINTS[key]}"? ` : '';
+      const hint = Object.hasOwn(HINTS, key) ? `did you mean "${HINTS[key]}"? ` : '';
       fail(`${where}.${key}`, `${where} has no field "${key}": ${hint}allowed: ${[...KNOWN].join(', ')}`);
     }
   }

@@ -1,13 +1,15 @@
 import type { ScheduleSpec } from '@temporalio/client';
 import { IANAZone } from 'luxon';
-import { parseDuration } from '../pipeline/duration';
+import { MAX_DURATION_MS, parseDuration } from '../pipeline/duration';
 import { PipelineSpecError } from '../pipeline/errors';
 import type { Duration } from '@temporalio/common';
 import { compileCalendars } from './calendar';
 import { MAX_YEAR, MIN_YEAR, MONTH_NAMES } from './cron-fields';
 import { parseCron } from './cron';
+import { parseInstant } from './instant';
 import { InvalidTriggerError } from './errors';
 import type { FireSpec } from './fire-times';
+import { describeValue } from '../errors';
 import type {
   CalendarTrigger,
   CronTrigger,
@@ -39,7 +41,7 @@ export function validateTimezone(tz: string, field = 'timezone'): string {
   if (typeof tz !== 'string' || !IANAZone.isValidZone(tz)) {
     throw new InvalidTriggerError(
       field,
-      `${field} ${JSON.stringify(tz)} is not an IANA time zone name: write e.g. "UTC", "Europe/Paris", "America/New_York"`,
+      `${field} ${describeValue(tz)} is not an IANA time zone name: write e.g. "UTC", "Europe/Paris", "America/New_York"`,
     );
   }
   // Intl (and so luxon) ignores case, the Temporal server does not: "europe/paris" is unknown there.
@@ -47,7 +49,7 @@ export function validateTimezone(tz: string, field = 'timezone'): string {
   if (canonical !== tz && canonical.toLowerCase() === tz.toLowerCase()) {
     throw new InvalidTriggerError(
       field,
-      `${field} ${JSON.stringify(tz)} is spelt with the wrong case: the Temporal server only knows ${JSON.stringify(canonical)}`,
+      `${field} ${describeValue(tz)} is spelt with the wrong case: the Temporal server only knows ${JSON.stringify(canonical)}`,
     );
   }
   return tz;
@@ -94,12 +96,15 @@ export function intervalMs(trigger: IntervalTrigger): number {
   for (const unit of units) {
     const n = trigger[unit]!;
     if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
-      throw new InvalidTriggerError(unit, `${unit} must be a number of 0 or more, got ${JSON.stringify(n)}`);
+      throw new InvalidTriggerError(unit, `${unit} must be a number of 0 or more, got ${describeValue(n)}`);
     }
     total += n * UNIT_MS[unit];
   }
   if (total < 1_000)
     throw new InvalidTriggerError('every', `an interval must be at least 1 second, got ${total} ms`);
+  if (total > MAX_DURATION_MS) {
+    throw new InvalidTriggerError('every', `an interval must be at most 100 years, got ${total} ms`);
+  }
   return Math.round(total);
 }
 
@@ -140,23 +145,18 @@ export function triggerKind(trigger: Trigger): TriggerKind {
 
 function compileRunAt(trigger: OneOffTrigger): Date {
   const raw = trigger.runAt;
-  const date =
-    raw instanceof Date
-      ? raw
-      : typeof raw === 'string' && /(Z|[+-]\d\d:?\d\d)$/.test(raw)
-        ? new Date(raw)
-        : undefined;
-  if (!date || Number.isNaN(date.getTime())) {
+  const date = parseInstant(raw);
+  if (!date) {
     throw new InvalidTriggerError(
       'runAt',
-      `runAt ${JSON.stringify(raw)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2026-12-31T23:59:59Z"`,
+      `runAt ${describeValue(raw)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2026-12-31T23:59:59Z"`,
     );
   }
   const year = date.getUTCFullYear();
   if (year < MIN_YEAR || year > MAX_YEAR) {
     throw new InvalidTriggerError(
       'runAt',
-      `runAt ${JSON.stringify(raw)} is outside the years Temporal schedules (${MIN_YEAR}-${MAX_YEAR})`,
+      `runAt ${describeValue(raw)} is outside the years Temporal schedules (${MIN_YEAR}-${MAX_YEAR})`,
     );
   }
   return date;

@@ -61,7 +61,7 @@ function rejectWholeString(cron: string, fail: (m: string) => never): void {
       'use an interval trigger ({ every: "2h", offset: "1h" }) rather than "@every": it is validated and previewed like the others',
     );
   }
-  if (cron.startsWith('@') && !(cron in CRON_ALIASES)) {
+  if (cron.startsWith('@') && !Object.hasOwn(CRON_ALIASES, cron)) {
     fail(`unknown alias; allowed: ${Object.keys(CRON_ALIASES).join(', ')}`);
   }
 }
@@ -81,7 +81,8 @@ export function parseCron(input: string): ParsedCron {
     fail('empty: write 5 fields "minute hour day-of-month month day-of-week", e.g. "0 2 * * *"');
   }
   rejectWholeString(source, fail);
-  const expanded = CRON_ALIASES[source] ?? source;
+  // Own keys only: "valueOf" or "constructor" must not find Object.prototype's.
+  const expanded = Object.hasOwn(CRON_ALIASES, source) ? CRON_ALIASES[source]! : source;
   const fields = expanded.split(' ');
   if (fields.length === 6) fail(sixFieldMessage(fields));
   const names = fields.length === 5 ? FIVE_FIELDS : fields.length === 7 ? SEVEN_FIELDS : undefined;

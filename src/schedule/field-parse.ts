@@ -12,6 +12,9 @@ export type FailFn = (message: string) => never;
 
 const INTEGER = /^\d+$/;
 
+/** Largest step Temporal stores exactly (an int32). */
+const MAX_STEP = 2 ** 31 - 1;
+
 /** Reads one value: a whole number or (month, day-of-week) a name or a prefix Temporal accepts. */
 function parseValue(raw: string, rule: FieldRule, subject: string, fail: FailFn): number {
   if (rule.names && /^[a-z]+$/i.test(raw)) {
@@ -104,6 +107,13 @@ export function parseField(expr: string, rule: FieldRule, subject: string, fail:
         fail(`${subject} step "/${stepText}" must be a whole number of 1 or more`);
       }
       step = Number(stepText);
+      // Temporal keeps steps as 32-bit integers: /4294967297 would wrap to /1 and fire every value.
+      if (step > MAX_STEP) {
+        fail(
+          `${subject} step "/${stepText}" is too large: Temporal keeps steps as 32-bit integers (at most ${MAX_STEP}); ` +
+            `a step of ${rule.max - rule.min + 1} or more matches only the first value, so write that value`,
+        );
+      }
     }
     let start = rule.min;
     let end = rule.max;

@@ -2,6 +2,8 @@ import type { ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { triggerDuration } from './compile-trigger';
 import { InvalidPolicyError, InvalidTriggerError } from './errors';
+import { parseInstant } from './instant';
+import { describeValue } from '../errors';
 
 /**
  * When and how often a job may run, in APScheduler's terms (`maxInstances`, `coalesce`,
@@ -55,13 +57,12 @@ const OVERLAPS = [
 ] as const;
 
 function instant(value: string | Date, field: string): Date {
-  // A string without an offset would be read in the client's local zone: refuse to guess.
-  const hasOffset = typeof value === 'string' && /(Z|[+-]\d\d:?\d\d)$/.test(value);
-  const d = value instanceof Date ? value : hasOffset ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(d.getTime())) {
+  // A string without an offset would be read in the client's local zone: parseInstant refuses to guess.
+  const d = parseInstant(value);
+  if (!d) {
     throw new InvalidPolicyError(
       field,
-      `${field} ${JSON.stringify(value)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"`,
+      `${field} ${describeValue(value)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"`,
     );
   }
   return d;
@@ -73,17 +74,25 @@ function instant(value: string | Date, field: string): Date {
  * @throws InvalidPolicyError naming the bad option.
  */
 export function compilePolicies(p: JobPolicies): CompiledPolicies {
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) {
+    throw new InvalidPolicyError('policies', `job policies must be an object, got ${describeValue(p)}`);
+  }
+  for (const key of ['coalesce', 'pauseOnFailure'] as const) {
+    if (p[key] !== undefined && typeof p[key] !== 'boolean') {
+      throw new InvalidPolicyError(key, `${key} must be true or false, got ${describeValue(p[key])}`);
+    }
+  }
   const maxInstances = p.maxInstances ?? 1;
   if (!Number.isInteger(maxInstances) || maxInstances < 1) {
     throw new InvalidPolicyError(
       'maxInstances',
-      `maxInstances must be a whole number of 1 or more, got ${JSON.stringify(p.maxInstances)}`,
+      `maxInstances must be a whole number of 1 or more, got ${describeValue(p.maxInstances)}`,
     );
   }
   if (p.overlap !== undefined && !OVERLAPS.includes(p.overlap)) {
     throw new InvalidPolicyError(
       'overlap',
-      `overlap ${JSON.stringify(p.overlap)} is not one of ${OVERLAPS.join(', ')}`,
+      `overlap ${describeValue(p.overlap)} is not one of ${OVERLAPS.join(', ')}`,
     );
   }
   if (

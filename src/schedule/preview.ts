@@ -2,8 +2,10 @@ import { DateTime } from 'luxon';
 import { compileTrigger } from './compile-trigger';
 import { dstWarnings, type DstWarning } from './dst';
 import { InvalidTriggerError } from './errors';
+import { parseInstant } from './instant';
 import { FireTimes } from './fire-times';
 import type { Trigger } from './trigger-types';
+import { describeValue } from '../errors';
 
 /** One upcoming run. */
 export interface PreviewFireTime {
@@ -35,11 +37,11 @@ export interface PreviewOptions {
 export const MAX_PREVIEW = 1000;
 
 function fromInstant(from: Date | string | undefined): number {
-  const ms = from === undefined ? Date.now() : from instanceof Date ? from.getTime() : Date.parse(from);
-  if (!Number.isFinite(ms) || (typeof from === 'string' && !/(Z|[+-]\d\d:?\d\d)$/.test(from))) {
+  const ms = from === undefined ? Date.now() : parseInstant(from)?.getTime();
+  if (ms === undefined) {
     throw new InvalidTriggerError(
       'from',
-      `from ${JSON.stringify(from)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset`,
+      `from ${describeValue(from)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset`,
     );
   }
   return Math.floor(ms / 1000);
@@ -70,7 +72,7 @@ export function previewTrigger(trigger: Trigger, n: number, opts: PreviewOptions
   if (!Number.isInteger(n) || n < 1 || n > MAX_PREVIEW) {
     throw new InvalidTriggerError(
       'n',
-      `n must be a whole number from 1 to ${MAX_PREVIEW}, got ${JSON.stringify(n)}`,
+      `n must be a whole number from 1 to ${MAX_PREVIEW}, got ${describeValue(n)}`,
     );
   }
   const compiled = compileTrigger(trigger, opts.defaultTimezone ?? 'UTC');

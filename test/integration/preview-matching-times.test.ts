@@ -1,12 +1,10 @@
-import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import { compileTrigger } from '../../src/schedule/compile-trigger';
 import type { DstWarning } from '../../src/schedule/dst';
 import { previewTrigger } from '../../src/schedule/preview';
 import type { Trigger } from '../../src/schedule/trigger-types';
-import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
+import { serverTimes as matchingTimes } from '../helpers/matching-times';
 import { connectTest, type TestContext } from '../helpers/temporal';
 
 /*
@@ -349,27 +347,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function serverTimes(trigger: Trigger, from: string, to: string): Promise<string[]> {
-  const compiled = compileTrigger(trigger, 'UTC');
-  const scheduleId = t.uid('preview');
-  const handle = await t.client.schedule.create({
-    scheduleId,
-    spec: compiled.spec,
-    action: { type: 'startWorkflow', workflowType: PIPELINE_WORKFLOW_TYPE, taskQueue: t.taskQueue, args: [] },
-    state: { paused: true },
-  });
-  try {
-    const res = await t.connection.workflowService.listScheduleMatchingTimes({
-      namespace: t.namespace,
-      scheduleId,
-      startTime: msToTs(Date.parse(from)),
-      endTime: msToTs(Date.parse(to)),
-    });
-    return (res.startTime ?? []).map((ts) => new Date(tsToMs(ts)).toISOString().replace('.000Z', 'Z'));
-  } finally {
-    await handle.delete();
-  }
-}
+const serverTimes = (trigger: Trigger, from: string, to: string) => matchingTimes(t, trigger, from, to);
 
 describe.concurrent('previewTrigger equals the server (ListScheduleMatchingTimes)', () => {
   it('covers at least 30 specs across at least 6 time zones', () => {

@@ -264,9 +264,9 @@ describe('jobs round-trip', () => {
     await expect(scheduler.modifyJob(jobId, { cron: '0 2 * * *' } as never)).rejects.toThrow(
       /^unknown job option "cron"; allowed: maxInstances, coalesce/,
     );
-    await expect(scheduler.backfillJob(jobId, { from: '2026-01-02', to: '2026-01-01' })).rejects.toThrow(
-      'backfill "to" must be after "from"',
-    );
+    await expect(
+      scheduler.backfillJob(jobId, { from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' }),
+    ).rejects.toThrow('backfill "to" must be after "from"');
     await expect(scheduler.getHistory(jobId, { limit: 0 })).rejects.toThrow(
       'limit must be a whole number of 1 or more, got 0',
     );

@@ -1,0 +1,36 @@
+import { msToTs, tsToMs } from '@temporalio/common/lib/time';
+import { compileTrigger } from '../../src/schedule/compile-trigger';
+import type { Trigger } from '../../src/schedule/trigger-types';
+import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
+import type { TestContext } from './temporal';
+
+/**
+ * The times the server fires a trigger in `(from, to]`: a paused schedule is created from the compiled
+ * trigger, asked for ListScheduleMatchingTimes (at most 1,000 times), and deleted.
+ */
+export async function serverTimes(
+  t: TestContext,
+  trigger: Trigger,
+  from: string,
+  to: string,
+): Promise<string[]> {
+  const compiled = compileTrigger(trigger, 'UTC');
+  const scheduleId = t.uid('preview');
+  const handle = await t.client.schedule.create({
+    scheduleId,
+    spec: compiled.spec,
+    action: { type: 'startWorkflow', workflowType: PIPELINE_WORKFLOW_TYPE, taskQueue: t.taskQueue, args: [] },
+    state: { paused: true },
+  });
+  try {
+    const res = await t.connection.workflowService.listScheduleMatchingTimes({
+      namespace: t.namespace,
+      scheduleId,
+      startTime: msToTs(Date.parse(from)),
+      endTime: msToTs(Date.parse(to)),
+    });
+    return (res.startTime ?? []).map((ts) => new Date(tsToMs(ts)).toISOString().replace('.000Z', 'Z'));
+  } finally {
+    await handle.delete();
+  }
+}
