@@ -141,6 +141,15 @@ export function checkArgs(args: unknown): unknown[] {
   if (!Array.isArray(args)) {
     throw new InvalidTriggerError('args', 'args must be an array: the arguments of the first step');
   }
+  // Run inputs travel as JSON: a BigInt, a cycle or a throwing toJSON would fail later, in the SDK.
+  try {
+    JSON.stringify(args);
+  } catch (err) {
+    throw new InvalidTriggerError(
+      'args',
+      `args must be JSON values (strings, numbers, booleans, null, arrays, plain objects): ${(err as Error).message}`,
+    );
+  }
   return args;
 }
 

@@ -179,7 +179,8 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
       const crons = (trigger as CronTrigger).cron;
       const list = Array.isArray(crons) ? crons : [crons];
       if (list.length === 0) throw new InvalidTriggerError('cron', 'cron needs at least one expression');
-      const parsed = list.map(parseCron);
+      // Array.from: a sparse array's holes become undefined (and a typed error), where map() would skip them.
+      const parsed = Array.from(list).map((c) => parseCron(c));
       return {
         kind,
         timezone,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TemporalFlowError } from '../../src/errors';
-import { checkJobFields, splitOptions } from '../../src/client/job-options';
+import { checkArgs, checkJobFields, splitOptions } from '../../src/client/job-options';
 import { pipeline } from '../../src/pipeline/builder';
 import { parseDuration } from '../../src/pipeline/duration';
 import { PipelineSpecError, UnknownStepError } from '../../src/pipeline/errors';
@@ -153,5 +153,19 @@ describe('bugs found by fuzzing', () => {
     expect(trigger({ calendar: { constructor: 1 } })).toThrow(
       'calendar has no field "constructor": allowed: second, minute, hour, dayOfMonth, month, dayOfWeek, year, comment',
     );
+  });
+
+  it('a cron list with holes ([,]) was accepted and preview crashed reading the missing calendar', () => {
+    // eslint-disable-next-line no-sparse-arrays
+    expect(fieldOf(trigger({ cron: [, '0 * * * *'] as unknown as string[] }))).toBe('cron');
+  });
+
+  it('args holding a BigInt were accepted and the SDK failed to encode them when creating the schedule', () => {
+    expect(() => checkArgs([0n])).toThrow(InvalidTriggerError);
+    expect(() => checkArgs([0n])).toThrow(/^args must be JSON values/);
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => checkArgs([cycle])).toThrow(/^args must be JSON values/);
+    expect(checkArgs([1, 'a', { b: [null] }])).toEqual([1, 'a', { b: [null] }]);
   });
 });
