@@ -8,6 +8,7 @@ import {
   type SlotHolder,
   type SlotRequest,
 } from '../workflows/job-semaphore-defs';
+import { latestOccurrence, type LatestOccurrenceRequest } from './latest-occurrence';
 
 /*
  * Built-in activities of the scheduler, registered on every worker by createWorker(). Their names are
@@ -65,5 +66,19 @@ export async function tflowFinishOneOff(jobId: string): Promise<boolean> {
   }
 }
 
+/**
+ * The latest occurrence a late run of a coalescing job stands for (ISO 8601), or null when it stands for
+ * its own nominal time. See {@link latestOccurrence}.
+ */
+export async function tflowLatestOccurrence(req: LatestOccurrenceRequest): Promise<string | null> {
+  const latest = await latestOccurrence(Context.current().client, req);
+  return latest ? latest.toISOString() : null;
+}
+
 /** The built-in activities, as createWorker() registers them. */
-export const schedulerActivities = { tflowAcquireSlot, tflowLiveHolders, tflowFinishOneOff };
+export const schedulerActivities = {
+  tflowAcquireSlot,
+  tflowLiveHolders,
+  tflowFinishOneOff,
+  tflowLatestOccurrence,
+};

@@ -36,7 +36,8 @@ function runLine(run: JobRun): string {
   return [
     run.startedAt.toISOString(),
     status,
-    run.scheduledAt ? `due ${run.scheduledAt.toISOString()}` : 'due -',
+    (run.scheduledAt ? `due ${run.scheduledAt.toISOString()}` : 'due -') +
+      (run.standsFor ? ` (stood for ${run.standsFor.toISOString()})` : ''),
     run.durationMs !== undefined ? `${run.durationMs} ms` : '-',
     run.workflowId,
     run.failure ?? '',

@@ -107,6 +107,11 @@ export interface JobRun {
   skipReason?: 'misfire' | 'max-instances';
   /** Nominal time (`TemporalScheduledStartTime`): when the run was due. */
   scheduledAt?: Date;
+  /**
+   * A late run of a coalescing job (overlap SKIP): the latest missed occurrence it stood for, from which
+   * its misfire grace was measured. Absent when the run stood for its own nominal time.
+   */
+  standsFor?: Date;
   startedAt: Date;
   closedAt?: Date;
   durationMs?: number;
