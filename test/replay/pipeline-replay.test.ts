@@ -28,13 +28,14 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, semaphore', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, semaphore', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'job-semaphore.json',
         'parallel.json',
         'retry.json',
         'saga.json',
+        'scheduled-coalesced.json',
         'scheduled-guards.json',
         'scheduled-once.json',
         'success.json',
