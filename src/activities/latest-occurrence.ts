@@ -43,8 +43,9 @@ async function matchingTimes(client: Client, jobId: string, fromMs: number, toMs
 
 /**
  * The latest occurrence of the job that came due in (`after`, `until`] and that no other run of the
- * schedule took, or undefined (none, the schedule is gone, or its overlap policy is no longer SKIP, so
- * that other occurrences had runs of their own).
+ * schedule took, or undefined: none, the schedule is gone, its overlap policy is no longer SKIP (other
+ * occurrences had runs of their own), or it is paused (occurrences while paused are not missed ones:
+ * e.g. a backfill of a paused job is judged by its own nominal time).
  *
  * The lower bound is the later of `after` and the newest other action of the schedule: with overlap SKIP
  * an occurrence after that action came due while the asking run was open, so Temporal skipped it.
@@ -60,7 +61,7 @@ export async function latestOccurrence(
     if (err instanceof ScheduleNotFoundError) return undefined;
     throw err;
   }
-  if (description.policies.overlap !== 'SKIP') return undefined;
+  if (description.policies.overlap !== 'SKIP' || description.state.paused) return undefined;
   const until = Date.parse(req.until);
   let lower = Date.parse(req.after);
   for (const action of description.info.recentActions) {
