@@ -8,6 +8,7 @@ import {
   type SlotHolder,
   type SlotRequest,
 } from '../workflows/job-semaphore-defs';
+import { inheritedJudgedAt, type JudgedAtRequest } from './judged-at';
 import { latestOccurrence, type LatestOccurrenceRequest } from './latest-occurrence';
 
 /*
@@ -75,10 +76,20 @@ export async function tflowLatestOccurrence(req: LatestOccurrenceRequest): Promi
   return latest ? latest.toISOString() : null;
 }
 
+/**
+ * The instant a late buffered run inherits from its predecessor (ISO 8601), or null when it is judged at
+ * its own first workflow task. See {@link inheritedJudgedAt}.
+ */
+export async function tflowJudgedAt(req: JudgedAtRequest): Promise<string | null> {
+  const inherited = await inheritedJudgedAt(Context.current().client, req);
+  return inherited ? inherited.toISOString() : null;
+}
+
 /** The built-in activities, as createWorker() registers them. */
 export const schedulerActivities = {
   tflowAcquireSlot,
   tflowLiveHolders,
   tflowFinishOneOff,
   tflowLatestOccurrence,
+  tflowJudgedAt,
 };

@@ -112,6 +112,13 @@ export interface JobRun {
    * its misfire grace was measured. Absent when the run stood for its own nominal time.
    */
   standsFor?: Date;
+  /**
+   * A late run of a job that does not coalesce (overlap BUFFER_ALL or BUFFER_ONE), too late by its own
+   * start: the instant it was judged against its misfire grace, inherited from a predecessor that skipped
+   * itself as a misfire after this run came due, else its first workflow task. Absent on other runs (judged
+   * at their first workflow task).
+   */
+  judgedAt?: Date;
   startedAt: Date;
   closedAt?: Date;
   durationMs?: number;

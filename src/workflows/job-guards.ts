@@ -15,6 +15,7 @@ import { releaseSlotSignal, semaphoreWorkflowId, type SlotHolder } from './job-s
 import type { JobErrorEvent, PipelineRunInput, PipelineRunResult, RunJobContext } from './run-types';
 import { reportRunFinished, scheduleLagMs } from './run-finished';
 import { judgedOccurrence } from './coalesce';
+import { judgedBehindPredecessor } from './judged-at';
 import { OUTCOME_SEARCH_ATTRIBUTE } from './search-attributes';
 import { progressQuery } from './pipeline-workflow';
 
@@ -101,8 +102,12 @@ export async function runWithJobGuards(
   let slot: SlotHolder | undefined;
   try {
     const late = scheduleLagMs();
-    // A late run of a coalescing job is judged by the latest occurrence it stands for (coalesce.ts).
-    const { lateMs, standsFor } = await judgedOccurrence(job, late);
+    // A late run of a coalescing job is judged by the latest occurrence it stands for (coalesce.ts); a late
+    // buffered one, when its skipped predecessor was judged (judged-at.ts).
+    const judged: { lateMs: number | undefined; standsFor?: string } = job.coalesce
+      ? await judgedOccurrence(job, late)
+      : await judgedBehindPredecessor(job, late);
+    const { lateMs, standsFor } = judged;
     if (job.misfireGraceMs !== undefined && lateMs !== undefined && lateMs > job.misfireGraceMs) {
       return skipped(input, job, 'misfire', late, standsFor);
     }

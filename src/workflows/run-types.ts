@@ -45,6 +45,13 @@ export interface RunJobContext {
  */
 export const STANDS_FOR_MEMO = 'tflowStandsFor';
 
+/**
+ * Memo key of a late scheduled run of a buffering job (overlap BUFFER_ALL or BUFFER_ONE) that was judged
+ * against its misfire grace by a lookup (see src/workflows/judged-at.ts): the instant it was judged at,
+ * ISO 8601. The next buffered run reads it. Persisted in visibility: never rename.
+ */
+export const JUDGED_AT_MEMO = 'tflowJudgedAt';
+
 /** What the `onError` activity of a job receives when a scheduled run fails for good. */
 export interface JobErrorEvent {
   jobId: string;
