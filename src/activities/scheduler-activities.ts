@@ -8,7 +8,7 @@ import {
   type SlotHolder,
   type SlotRequest,
 } from '../workflows/job-semaphore-defs';
-import { inheritedJudgedAt, type JudgedAtRequest } from './judged-at';
+import { queuedJudgedAt, type JudgedAtRequest } from './judged-at';
 import { latestOccurrence, type LatestOccurrenceRequest } from './latest-occurrence';
 
 /*
@@ -77,12 +77,12 @@ export async function tflowLatestOccurrence(req: LatestOccurrenceRequest): Promi
 }
 
 /**
- * The instant a late buffered run inherits from its predecessor (ISO 8601), or null when it is judged at
- * its own first workflow task. See {@link inheritedJudgedAt}.
+ * The instant a late buffered run queued behind its predecessor is judged at (ISO 8601), or null when it
+ * is judged at its own first workflow task. See {@link queuedJudgedAt}.
  */
 export async function tflowJudgedAt(req: JudgedAtRequest): Promise<string | null> {
-  const inherited = await inheritedJudgedAt(Context.current().client, req);
-  return inherited ? inherited.toISOString() : null;
+  const judgedAt = await queuedJudgedAt(Context.current().client, req);
+  return judgedAt ? judgedAt.toISOString() : null;
 }
 
 /** The built-in activities, as createWorker() registers them. */

@@ -113,10 +113,11 @@ export interface JobRun {
    */
   standsFor?: Date;
   /**
-   * A late run of a job that does not coalesce (overlap BUFFER_ALL or BUFFER_ONE), too late by its own
-   * start: the instant it was judged against its misfire grace, inherited from a predecessor that skipped
-   * itself as a misfire after this run came due, else its first workflow task. Absent on other runs (judged
-   * at their first workflow task).
+   * A run of a job that does not coalesce and has a misfire grace, a second or more late at its first
+   * workflow task: the instant it was judged against the grace. When it was queued behind its predecessor
+   * (overlap BUFFER_ALL or BUFFER_ONE), the instant it could have started had Temporal started each queued
+   * run at once, plus its own wait for a worker; else its first workflow task. Absent on other runs
+   * (judged at their first workflow task).
    */
   judgedAt?: Date;
   startedAt: Date;

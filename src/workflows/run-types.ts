@@ -52,6 +52,12 @@ export const STANDS_FOR_MEMO = 'tflowStandsFor';
  */
 export const JUDGED_AT_MEMO = 'tflowJudgedAt';
 
+/**
+ * Memo key beside {@link JUDGED_AT_MEMO}: the run's first workflow task (ISO 8601), so that its successor
+ * can tell the run's own time with a worker. Persisted in visibility: never rename.
+ */
+export const FIRST_TASK_MEMO = 'tflowFirstTaskAt';
+
 /** What the `onError` activity of a job receives when a scheduled run fails for good. */
 export interface JobErrorEvent {
   jobId: string;

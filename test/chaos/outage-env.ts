@@ -67,6 +67,11 @@ export interface ObservedRun {
   status: JobRun['status'];
   skipReason?: string;
   standsFor?: number;
+  /** When Temporal started the run (its WorkflowExecutionStarted). */
+  started: number;
+  closed?: number;
+  /** The judged-at instant the run recorded (only runs too late by their own first task record one). */
+  judgedAt?: number;
 }
 
 /** One line per run, times relative to the outage start, for the test output. */
@@ -78,11 +83,18 @@ export function timeline(
 ): string {
   const rel = (ms: number) => `${((ms - outageStart) / 1000).toFixed(1)}s`;
   const lines = runs.map((r) => {
-    const judged = r.standsFor ?? r.nominal;
+    const occurrence = r.standsFor ?? r.nominal;
+    const judgedAt = r.judgedAt ?? r.firstTask;
     const status = r.skipReason ? `skipped (${r.skipReason})` : r.status;
+    const judged =
+      r.judgedAt === undefined || r.judgedAt === r.firstTask
+        ? ''
+        : `, judged at ${rel(r.judgedAt)} (${r.firstTask - r.judgedAt} ms before its first task)`;
     return `  due ${rel(r.nominal)}${r.standsFor ? ` stood for ${rel(r.standsFor)}` : ''}: ${status}, ${
-      r.firstTask - judged
-    } ms late`;
+      judgedAt - occurrence
+    } ms late${judged}; first task at ${rel(r.firstTask)}, ${r.firstTask - r.started} ms after Temporal started it${
+      r.closed === undefined ? '' : `, closed at ${rel(r.closed)}`
+    }`;
   });
   return [`${label} (new worker polling at ${rel(workerBack)}):`, ...lines].join('\n');
 }
