@@ -28,13 +28,15 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, semaphore', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'job-semaphore.json',
         'parallel.json',
         'retry.json',
         'saga.json',
+        'scheduled-buffered-ran.json',
+        'scheduled-buffered-skipped.json',
         'scheduled-coalesced.json',
         'scheduled-guards.json',
         'scheduled-once.json',
