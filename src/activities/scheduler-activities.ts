@@ -11,6 +11,8 @@ import {
   type SlotHolder,
   type SlotRequest,
 } from '../workflows/job-semaphore-defs';
+import { queuedJudgedAt, type JudgedAtRequest } from './judged-at';
+import { latestOccurrence, type LatestOccurrenceRequest } from './latest-occurrence';
 
 /*
  * Built-in activities of the scheduler, registered on every worker by createWorker(). Their names are
@@ -77,5 +79,29 @@ export async function tflowFinishOneOff(jobId: string): Promise<boolean> {
   }
 }
 
+/**
+ * The latest occurrence a late run of a coalescing job stands for (ISO 8601), or null when it stands for
+ * its own nominal time. See {@link latestOccurrence}.
+ */
+export async function tflowLatestOccurrence(req: LatestOccurrenceRequest): Promise<string | null> {
+  const latest = await latestOccurrence(Context.current().client, req);
+  return latest ? latest.toISOString() : null;
+}
+
+/**
+ * The instant a late buffered run queued behind its predecessor is judged at (ISO 8601), or null when it
+ * is judged at its own first workflow task. See {@link queuedJudgedAt}.
+ */
+export async function tflowJudgedAt(req: JudgedAtRequest): Promise<string | null> {
+  const judgedAt = await queuedJudgedAt(Context.current().client, req);
+  return judgedAt ? judgedAt.toISOString() : null;
+}
+
 /** The built-in activities, as createWorker() registers them. */
-export const schedulerActivities = { tflowAcquireSlot, tflowLiveHolders, tflowFinishOneOff };
+export const schedulerActivities = {
+  tflowAcquireSlot,
+  tflowLiveHolders,
+  tflowFinishOneOff,
+  tflowLatestOccurrence,
+  tflowJudgedAt,
+};

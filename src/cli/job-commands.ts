@@ -29,7 +29,9 @@ function runLine(run: JobRun): string {
   return [
     run.startedAt.toISOString(),
     status,
-    run.scheduledAt ? `due ${run.scheduledAt.toISOString()}` : 'due -',
+    (run.scheduledAt ? `due ${run.scheduledAt.toISOString()}` : 'due -') +
+      (run.standsFor ? ` (stood for ${run.standsFor.toISOString()})` : '') +
+      (run.judgedAt ? ` (judged at ${run.judgedAt.toISOString()})` : ''),
     run.durationMs !== undefined ? `${run.durationMs} ms` : '-',
     run.workflowId,
     run.failure ?? '',

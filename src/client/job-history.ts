@@ -5,6 +5,7 @@ import {
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
 import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from '../workflows/search-attributes';
+import { JUDGED_AT_MEMO, STANDS_FOR_MEMO } from '../workflows/run-types';
 import type { JobRun, JobRunStatus } from './job-types';
 
 /*
@@ -38,12 +39,16 @@ function toRun(wf: Omit<WorkflowExecutionInfo, 'raw'>): JobRun {
         ? 'max-instances'
         : undefined;
   const status = skipReason ? 'skipped' : (STATUS[wf.status.name] ?? 'running');
+  const standsFor = wf.memo?.[STANDS_FOR_MEMO];
+  const judgedAt = wf.memo?.[JUDGED_AT_MEMO];
   return {
     workflowId: wf.workflowId,
     runId: wf.runId,
     status,
     ...(skipReason ? { skipReason } : {}),
     ...(nominal ? { scheduledAt: nominal } : {}),
+    ...(typeof standsFor === 'string' ? { standsFor: new Date(standsFor) } : {}),
+    ...(typeof judgedAt === 'string' ? { judgedAt: new Date(judgedAt) } : {}),
     startedAt: wf.startTime,
     ...(wf.closeTime
       ? { closedAt: wf.closeTime, durationMs: wf.closeTime.getTime() - wf.startTime.getTime() }

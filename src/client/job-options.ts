@@ -190,5 +190,7 @@ export function runJobContext(
     ...(policies.maxInstances > 1 ? { maxInstances: policies.maxInstances } : {}),
     ...(onError ? { onError } : {}),
     ...(once ? { once: true } : {}),
+    // SKIP is what coalesce: true (with one instance) compiles to, or what the user chose directly.
+    ...(policies.overlap === 'SKIP' ? { coalesce: true } : {}),
   };
 }

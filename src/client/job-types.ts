@@ -107,6 +107,19 @@ export interface JobRun {
   skipReason?: 'misfire' | 'max-instances';
   /** Nominal time (`TemporalScheduledStartTime`): when the run was due. */
   scheduledAt?: Date;
+  /**
+   * A late run of a coalescing job (overlap SKIP): the latest missed occurrence it stood for, from which
+   * its misfire grace was measured. Absent when the run stood for its own nominal time.
+   */
+  standsFor?: Date;
+  /**
+   * A run of a job that does not coalesce and has a misfire grace, a second or more late at its first
+   * workflow task: the instant it was judged against the grace. When it was queued behind its predecessor
+   * (overlap BUFFER_ALL or BUFFER_ONE), the instant it could have started had Temporal started each queued
+   * run at once, plus its own wait for a worker; else its first workflow task. Absent on other runs
+   * (judged at their first workflow task).
+   */
+  judgedAt?: Date;
   startedAt: Date;
   closedAt?: Date;
   durationMs?: number;

@@ -14,6 +14,8 @@ import type * as schedulerActivities from '../activities/scheduler-activities';
 import { releaseSlotSignal, semaphoreWorkflowId, type SlotHolder } from './job-semaphore-defs';
 import type { JobErrorEvent, PipelineRunInput, PipelineRunResult, RunJobContext } from './run-types';
 import { reportRunFinished, scheduleLagMs } from './run-finished';
+import { judgedOccurrence } from './coalesce';
+import { judgedBehindPredecessor } from './judged-at';
 import { OUTCOME_SEARCH_ATTRIBUTE } from './search-attributes';
 import { progressQuery } from './pipeline-workflow';
 
@@ -37,6 +39,7 @@ function skipped(
   job: RunJobContext,
   reason: SkipReason,
   lagMs: number | undefined,
+  standsFor: string | undefined,
 ): PipelineRunResult {
   setHandler(progressQuery, () => ({
     pipeline: input.spec.name,
@@ -47,7 +50,7 @@ function skipped(
   upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: `skipped:${reason}` }]);
   log.info('scheduled run skipped', { jobId: job.jobId, reason });
   reportRunFinished(input, { status: 'skipped', skipReason: reason, durationMs: 0, lagMs });
-  return { status: 'skipped', skipReason: reason, steps: [] };
+  return { status: 'skipped', skipReason: reason, ...(standsFor ? { standsFor } : {}), steps: [] };
 }
 
 function errorEvent(input: PipelineRunInput, job: RunJobContext, err: unknown): JobErrorEvent {
@@ -99,19 +102,26 @@ export async function runWithJobGuards(
   let slot: SlotHolder | undefined;
   try {
     const late = scheduleLagMs();
-    if (job.misfireGraceMs !== undefined && late !== undefined && late > job.misfireGraceMs) {
-      return skipped(input, job, 'misfire', late);
+    // A late run of a coalescing job is judged by the latest occurrence it stands for (coalesce.ts); a late
+    // buffered one, when its skipped predecessor was judged (judged-at.ts).
+    const judged: { lateMs: number | undefined; standsFor?: string } = job.coalesce
+      ? await judgedOccurrence(job, late)
+      : await judgedBehindPredecessor(job, late);
+    const { lateMs, standsFor } = judged;
+    if (job.misfireGraceMs !== undefined && lateMs !== undefined && lateMs > job.misfireGraceMs) {
+      return skipped(input, job, 'misfire', late, standsFor);
     }
     if (job.maxInstances !== undefined && job.maxInstances > 1) {
       const info = workflowInfo();
       const me = { workflowId: info.workflowId, runId: info.runId };
       if (!(await tflowAcquireSlot({ jobId: job.jobId, max: job.maxInstances, ...me }))) {
-        return skipped(input, job, 'max-instances', late);
+        return skipped(input, job, 'max-instances', late, standsFor);
       }
       slot = me;
     }
     try {
-      return await interpret(input, late);
+      const result = await interpret(input, late);
+      return standsFor ? { ...result, standsFor } : result;
     } catch (err) {
       // A cancelled run did not fail: the interpreter may wrap the cancellation, so ask the scope too.
       const cancelled = isCancellation(err) || CancellationScope.current().consideredCancelled;

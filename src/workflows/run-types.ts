@@ -31,7 +31,32 @@ export interface RunJobContext {
   onError?: string;
   /** A one-off job: the run that used the schedule's last action deletes the schedule when it ends. */
   once?: boolean;
+  /**
+   * The job coalesces missed occurrences (overlap SKIP, one instance): while this run waits for a worker,
+   * Temporal skips the occurrences that come due, so a late run stands for the latest of them (its
+   * misfire grace counts from that occurrence). Absent in runs scheduled before temporal-flow set it.
+   */
+  coalesce?: boolean;
 }
+
+/**
+ * Memo key of a scheduled run that stood for a later occurrence than its own (see
+ * {@link RunJobContext.coalesce}): that occurrence's time, ISO 8601. Persisted in visibility: never rename.
+ */
+export const STANDS_FOR_MEMO = 'tflowStandsFor';
+
+/**
+ * Memo key of a late scheduled run of a buffering job (overlap BUFFER_ALL or BUFFER_ONE) that was judged
+ * against its misfire grace by a lookup (see src/workflows/judged-at.ts): the instant it was judged at,
+ * ISO 8601. The next buffered run reads it. Persisted in visibility: never rename.
+ */
+export const JUDGED_AT_MEMO = 'tflowJudgedAt';
+
+/**
+ * Memo key beside {@link JUDGED_AT_MEMO}: the run's first workflow task (ISO 8601), so that its successor
+ * can tell the run's own time with a worker. Persisted in visibility: never rename.
+ */
+export const FIRST_TASK_MEMO = 'tflowFirstTaskAt';
 
 /** What the `onError` activity of a job receives when a scheduled run fails for good. */
 export interface JobErrorEvent {
@@ -97,6 +122,11 @@ export interface PipelineRunResult {
   output?: unknown;
   /** Why a run was skipped: `misfire` (started too late) or `max-instances` (too many running). */
   skipReason?: 'misfire' | 'max-instances';
+  /**
+   * A late scheduled run of a coalescing job: the latest missed occurrence it stood for (ISO 8601), whose
+   * lateness the misfire grace was measured against. Absent when the run stood for its own nominal time.
+   */
+  standsFor?: string;
   steps: StepRecord[];
 }
 

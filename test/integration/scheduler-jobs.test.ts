@@ -160,7 +160,8 @@ describe('jobs round-trip', () => {
     expect(back).toMatchObject({ trigger: { every: '30m' }, editedOutside: false });
     expect(back.remainingActions).toBeUndefined();
     raw = await t.client.schedule.getHandle(jobId).describe();
-    expect((raw.action.args?.[0] as { job: object }).job).toEqual({ jobId });
+    // Back to an interval job: no `once`; the default policies (overlap SKIP) make its runs coalesce.
+    expect((raw.action.args?.[0] as { job: object }).job).toEqual({ jobId, coalesce: true });
 
     await scheduler.schedule(greet, {
       jobId,

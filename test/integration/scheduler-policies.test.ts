@@ -253,6 +253,22 @@ describe('misfireGraceTime: the in-workflow guard', () => {
     expect(progress).toMatchObject({ status: 'skipped', currentStep: null, completed: [] });
     await scheduler.removeJob(jobId);
   });
+  it('judges a backfilled run of a paused coalescing job by its own nominal time, not a later occurrence', async () => {
+    const key = t.uid('misfire-paused');
+    openLane(key);
+    // coalesce: true (SKIP). The job fires every 10 s, so an occurrence within the 15 s grace came due
+    // while paused; the backfilled run must not stand for it (paused occurrences are not missed ones).
+    const jobId = await holdJob(key, { coalesce: true, misfireGraceTime: '15s' });
+    await scheduler.backfillJob(jobId, { from: ago(60_000), to: ago(50_000) });
+    const [run] = await waitFor('the backfilled run to end', async () => {
+      const r = await scheduler.getHistory(jobId);
+      return r.length >= 1 && r.every((x) => x.status !== 'running') ? r : undefined;
+    });
+    expect(run).toMatchObject({ status: 'skipped', skipReason: 'misfire' });
+    expect(run!.standsFor).toBeUndefined();
+    expect(lane(key).entered).toBe(0);
+    await scheduler.removeJob(jobId);
+  });
 });
 
 describe('one-off jobs and onError', () => {

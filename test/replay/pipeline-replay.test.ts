@@ -30,7 +30,7 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, semaphore, redrive', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'job-semaphore.json',
@@ -38,6 +38,9 @@ describe('replay of recorded histories', () => {
         'redrive-occurrence.json',
         'retry.json',
         'saga.json',
+        'scheduled-buffered-ran.json',
+        'scheduled-buffered-skipped.json',
+        'scheduled-coalesced.json',
         'scheduled-guards.json',
         'scheduled-once.json',
         'success.json',

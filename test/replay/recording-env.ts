@@ -13,11 +13,13 @@ export interface RecordingEnv {
 
 /**
  * Runs `record` against a throw-away dev server (or TEMPORAL_ADDRESS) while a worker with `steps` polls a
- * fresh task queue; closes everything afterwards. Shared by record.ts and record-scheduled.ts.
+ * fresh task queue; closes everything afterwards. Shared by the record*.ts scripts. `beforeWorker` runs
+ * first, while nothing polls the task queue (to record a run that waited for a worker).
  */
 export async function withRecordingWorker(
   steps: Steps,
   record: (env: RecordingEnv) => Promise<void>,
+  beforeWorker?: (env: RecordingEnv) => Promise<void>,
 ): Promise<void> {
   // The recorded failures are on purpose: keep the worker's warnings about them out of the output.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -27,9 +29,11 @@ export async function withRecordingWorker(
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   const taskQueue = `record-${randomUUID()}`;
+  const recording = { client: new Client({ connection }), taskQueue };
   try {
+    await beforeWorker?.(recording);
     const worker = await createWorker({ connection: nativeConnection, taskQueue, steps });
-    await worker.runUntil(record({ client: new Client({ connection }), taskQueue }));
+    await worker.runUntil(record(recording));
   } finally {
     await nativeConnection.close();
     await connection.close();
