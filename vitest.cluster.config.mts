@@ -21,7 +21,11 @@ export default defineConfig({
         test: {
           ...common,
           name: 'suite',
-          include: ['test/integration/**/*.test.ts', 'test/chaos/**/*.test.ts'],
+          include: [
+            'test/integration/**/*.test.ts',
+            'test/chaos/**/*.test.ts',
+            'test/cluster/compose-setup.test.ts',
+          ],
           exclude: [
             // Both start the embedded dev server (`tflow dev`, `npm start` without TEMPORAL_ADDRESS):
             // what they test is that server, not the cluster.
@@ -35,7 +39,7 @@ export default defineConfig({
         test: {
           ...common,
           name: 'faults',
-          include: ['test/cluster/**/*.test.ts'],
+          include: ['test/cluster/faults.test.ts'],
           // Breaking the server must not hit the suite's tests: this project starts after the suite ends.
           // One file, so its faults never overlap either.
           sequence: { groupOrder: 1 },
