@@ -1,14 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+/*
+ * Two projects: `unit` needs no server and runs in seconds (`npm run test:unit`); `integration` (with the
+ * chaos and replay tests) gets one real Temporal dev server for the whole project, started by its global
+ * setup (or TEMPORAL_ADDRESS). `npm test` runs both.
+ */
+const shared = {
+  // The Temporal worker is a native (Rust) addon: processes, not threads.
+  pool: 'forks' as const,
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  env: { TZ: 'UTC' },
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One real Temporal dev server for the whole suite; each test uses its own task queue and ids.
-    globalSetup: ['test/setup/temporal-server.ts'],
-    // The Temporal worker is a native (Rust) addon: processes, not threads.
-    pool: 'forks',
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    env: { TZ: 'UTC' },
+    projects: [
+      { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        test: {
+          ...shared,
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/chaos/**/*.test.ts', 'test/replay/**/*.test.ts'],
+          // One real Temporal dev server for the project; each test uses its own task queue and ids.
+          globalSetup: ['test/setup/temporal-server.ts'],
+        },
+      },
+    ],
   },
 });
