@@ -3,9 +3,9 @@
  * .tflow/, Web UI on), a worker with the example steps, and the example schedules; prints one line per
  * finished run. Ctrl-C stops the worker, then the server. Set TEMPORAL_ADDRESS to use an existing server.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { PipelineScheduler, jobDstWarnings } from '../src';
+import { PipelineScheduler, connectToTemporal, jobDstWarnings } from '../src';
 import { connectionOptions, readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
 import { createWorker, type RunFinishedEvent } from '../src/worker';
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
       cliPath: env.temporalCli,
       searchPath: env.path,
       namespace: env.namespace,
+      retention: env.retention,
     });
     address = server.address;
     console.log(
@@ -43,8 +44,9 @@ async function main(): Promise<void> {
 
   // The embedded server is plain; TEMPORAL_API_KEY / TEMPORAL_TLS_* apply to a server given by TEMPORAL_ADDRESS.
   const connect = server ? { address } : connectionOptions(env, address);
+  // The client first: an unreachable server or refused credentials become one line saying what to set.
+  const connection = await connectToTemporal(connect);
   const nativeConnection = await NativeConnection.connect(connect);
-  const connection = await Connection.connect(connect);
   const client = new Client({ connection, namespace: env.namespace });
   const worker = await createWorker({
     connection: nativeConnection,

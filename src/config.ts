@@ -24,6 +24,12 @@ export interface TflowEnv {
   taskQueue: string;
   /** Port of the worker's /metrics and /healthz (`TFLOW_METRICS_PORT`); unset disables them. */
   metricsPort: number | undefined;
+  /**
+   * Retention of closed runs that the embedded dev server sets on its namespace at every start
+   * (`TFLOW_RETENTION`, e.g. `'30d'`). Servers given by TEMPORAL_ADDRESS are changed only by `tflow setup`.
+   * @default '30d'
+   */
+  retention: string;
   /** PATH, to look for `temporal`. */
   path: string;
 }
@@ -40,6 +46,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     home: path.resolve(env.TFLOW_HOME || '.tflow'),
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
     metricsPort: port !== undefined && Number.isInteger(port) && port >= 0 ? port : undefined,
+    retention: env.TFLOW_RETENTION || '30d',
     path: env.PATH ?? '',
   };
 }

@@ -93,7 +93,33 @@ export type {
   JobCounters,
   RecentRun,
 } from './client/job-types';
-export { JobAlreadyExistsError, JobNotFoundError, ForeignScheduleError } from './client/errors';
+export {
+  JobAlreadyExistsError,
+  JobNotFoundError,
+  ForeignScheduleError,
+  SetupRequiredError,
+  ServerUnreachableError,
+  CredentialsRejectedError,
+} from './client/errors';
+export { connectToTemporal } from './client/connect';
+export {
+  setupNamespace,
+  runDoctor,
+  InvalidRetentionError,
+  NamespaceNotFoundError,
+  SearchAttributeTypeError,
+  SetupNotPermittedError,
+} from './setup';
+export type {
+  SetupNamespaceOptions,
+  SetupReport,
+  SearchAttributeStatus,
+  DoctorOptions,
+  DoctorReport,
+  DoctorCheck,
+  CheckId,
+  CheckStatus,
+} from './setup';
 export { PIPELINE_WORKFLOW_TYPE, PIPELINE_FAILED, PROGRESS_QUERY } from './workflows/run-types';
 export type {
   JobErrorEvent,

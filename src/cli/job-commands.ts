@@ -1,18 +1,10 @@
 import type { Command } from 'commander';
-import { Client, Connection } from '@temporalio/client';
-import { connectionOptions, type TflowEnv } from '../config';
+import { Client } from '@temporalio/client';
+import type { TflowEnv } from '../config';
 import { jobDstWarnings } from '../client/job-describe';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
 import type { JobListing, JobRun, JobStats } from '../client/job-types';
-
-/** Address used when neither `--address` nor TEMPORAL_ADDRESS is given: the dev server's default. */
-const DEFAULT_ADDRESS = 'localhost:7233';
-
-interface ConnectionFlags {
-  address?: string;
-  namespace?: string;
-  json?: boolean;
-}
+import { DEFAULT_ADDRESS, withConnection, type ConnectionFlags } from './connection';
 
 /** Where a job's trigger is shown in one line: `cron 0 2 * * * (Europe/Paris)`. */
 function describeTrigger(job: JobListing): string {
@@ -72,15 +64,11 @@ export function registerJobCommands(program: Command, env: TflowEnv): void {
     cmd: Command,
     fn: (s: PipelineScheduler) => Promise<{ json: unknown; text: string[] }>,
   ): Promise<void> => {
-    const flags = cmd.optsWithGlobals<ConnectionFlags>();
-    const connection = await Connection.connect(connectionOptions(env, flags.address ?? DEFAULT_ADDRESS));
-    try {
-      const client = new Client({ connection, namespace: flags.namespace ?? env.namespace });
-      const out = await fn(new PipelineScheduler(client, { taskQueue: env.taskQueue }));
-      console.log(flags.json ? JSON.stringify(out.json, null, 2) : out.text.join('\n'));
-    } finally {
-      await connection.close();
-    }
+    const flags = cmd.optsWithGlobals<ConnectionFlags & { json?: boolean }>();
+    const out = await withConnection(env, flags, (connection, namespace) =>
+      fn(new PipelineScheduler(new Client({ connection, namespace }), { taskQueue: env.taskQueue })),
+    );
+    console.log(flags.json ? JSON.stringify(out.json, null, 2) : out.text.join('\n'));
   };
   const done = (json: Record<string, unknown>, text: string) => ({
     json: { ok: true, ...json },

@@ -5,6 +5,8 @@ import { TemporalFlowError } from '../errors';
 import { registerJobCommands } from './job-commands';
 import { registerPreviewCommand } from './preview-command';
 import { registerServerCommands } from './server-commands';
+import { registerSetupCommands } from './setup-commands';
+import { CredentialsRejectedError, ServerUnreachableError } from '../client/errors';
 
 /** The `tflow` command. Each group of subcommands lives in its own file. */
 export function buildProgram(): Command {
@@ -13,6 +15,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   const env = readEnv();
   registerServerCommands(program, env);
+  registerSetupCommands(program, env);
   registerJobCommands(program, env);
   registerPreviewCommand(program);
   return program;
@@ -24,7 +27,9 @@ async function main(argv: string[]): Promise<void> {
   } catch (err) {
     if (err instanceof TemporalFlowError) {
       console.error(`tflow: ${err.message}`);
-      process.exitCode = 2;
+      // 1: the server could not be used at all; 2: the command was refused (bad input, missing setup...).
+      process.exitCode =
+        err instanceof ServerUnreachableError || err instanceof CredentialsRejectedError ? 1 : 2;
       return;
     }
     throw err;

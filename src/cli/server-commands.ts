@@ -43,6 +43,7 @@ export function registerServerCommands(program: Command, env: TflowEnv): void {
           cliPath: env.temporalCli,
           searchPath: env.path,
           namespace: env.namespace,
+          retention: env.retention,
           db: opts.memory ? 'memory' : opts.db,
           ...(opts.port !== undefined ? { port: opts.port } : {}),
           ...(opts.headless

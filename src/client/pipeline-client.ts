@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import {
   PIPELINE_WORKFLOW_TYPE,
@@ -7,6 +7,7 @@ import {
   type PipelineRunResult,
 } from '../workflows/run-types';
 import { checkKnownSteps, runStartOptions } from './run-start';
+import { translateServiceError } from './errors';
 import { knownStepNames } from '../pipeline/builder';
 import {
   listDeadLetters,
@@ -62,7 +63,11 @@ export class PipelineClient {
     this.knownSteps = knownStepNames(options.steps);
   }
 
-  /** Starts a run and returns its handle. `args` are the first step's arguments. */
+  /**
+   * Starts a run and returns its handle. `args` are the first step's arguments.
+   *
+   * @throws SetupRequiredError when the namespace lacks temporal-flow's search attributes (run `tflow setup`).
+   */
   async start(
     p: PipelineLike,
     args: unknown[] = [],
@@ -70,7 +75,7 @@ export class PipelineClient {
   ): Promise<PipelineRunHandle> {
     const spec = toPipelineSpec(p);
     checkKnownSteps(spec, this.knownSteps);
-    return this.client.workflow.start<PipelineWorkflowFn>(PIPELINE_WORKFLOW_TYPE, {
+    return this.startWorkflow({
       taskQueue: this.options.taskQueue,
       workflowId: opts.workflowId ?? `${spec.name}-${randomUUID()}`,
       ...runStartOptions(spec, args),
@@ -108,7 +113,7 @@ export class PipelineClient {
       ...start.args[0],
       redrive: { fromStep, workflowId, runId: failed.runId },
     };
-    return this.client.workflow.start<PipelineWorkflowFn>(PIPELINE_WORKFLOW_TYPE, {
+    return this.startWorkflow({
       ...start,
       taskQueue: this.options.taskQueue,
       workflowId: opts.workflowId ?? `${workflowId}-redrive-${randomUUID().slice(0, 8)}`,
@@ -118,6 +123,18 @@ export class PipelineClient {
 
   /** Pipeline runs that failed for good, newest first (eventually consistent: see {@link listDeadLetters}). */
   async listDeadLetters(opts: ListDeadLettersOptions = {}): Promise<DeadLetter[]> {
-    return listDeadLetters(this.client, opts);
+    try {
+      return await listDeadLetters(this.client, opts);
+    } catch (err) {
+      translateServiceError(err);
+    }
+  }
+
+  private async startWorkflow(options: WorkflowStartOptions<PipelineWorkflowFn>): Promise<PipelineRunHandle> {
+    try {
+      return await this.client.workflow.start<PipelineWorkflowFn>(PIPELINE_WORKFLOW_TYPE, options);
+    } catch (err) {
+      translateServiceError(err);
+    }
   }
 }

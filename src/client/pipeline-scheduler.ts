@@ -14,7 +14,7 @@ import { compilePolicies } from '../schedule/policies';
 import { previewTrigger, type TriggerPreview } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
-import { ForeignScheduleError, translateScheduleError } from './errors';
+import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
 import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
 import { listJobRuns } from './job-history';
 import { JOB_MEMO_KEY, isJobMemo } from './job-memo';
@@ -197,12 +197,22 @@ export class PipelineScheduler {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new InvalidTriggerError('limit', `limit must be a whole number of 1 or more, got ${limit}`);
     }
-    return listJobRuns(this.client, jobId, limit, await this.recentRuns(jobId));
+    const recent = await this.recentRuns(jobId);
+    try {
+      return await listJobRuns(this.client, jobId, limit, recent);
+    } catch (err) {
+      translateServiceError(err);
+    }
   }
 
   /** Jobs, paused, running, next run, missed, skipped and failing jobs (describes every job). */
   async getStats(): Promise<JobStats> {
-    return computeStats(this.client, await this.listJobs({ details: true }));
+    const jobs = await this.listJobs({ details: true });
+    try {
+      return await computeStats(this.client, jobs);
+    } catch (err) {
+      translateServiceError(err);
+    }
   }
 
   /** Runs the schedule reports itself (none when the job is gone: its history still answers). */
@@ -304,7 +314,7 @@ export class PipelineScheduler {
         translateScheduleError(err, jobId);
       await this.describeOurs(jobId);
       const { scheduleId: _id, memo: _memo, ...update } = options;
-      await this.client.schedule.getHandle(jobId).update(() => update satisfies ScheduleUpdateOptions);
+      await this.update(jobId, () => update satisfies ScheduleUpdateOptions);
     }
     this.ownJobs.add(jobId);
     return jobId;

@@ -9,7 +9,8 @@ import type { TflowEnv } from '../config';
 import { TFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { DevServerStartError, TemporalCliNotFoundError } from './errors';
 import { ensureTemporalCli, type TemporalCli } from './find-cli';
-import { registerSearchAttributes } from './search-attributes';
+import { parseRetention } from '../setup/retention';
+import { setupNamespace } from '../setup/setup-namespace';
 
 export interface DevServerOptions {
   /** The project's `.tflow` folder (SQLite file, log, local CLI). */
@@ -32,6 +33,8 @@ export interface DevServerOptions {
   sdkDownload?: boolean;
   /** How long to wait for the server to answer. @default 60 s */
   startTimeoutMs?: number;
+  /** Retention of closed runs in the namespace, set at every start (`TFLOW_RETENTION`). @default '30d' */
+  retention?: string;
 }
 
 async function isPortFree(port: number): Promise<boolean> {
@@ -108,9 +111,10 @@ export class DevServer implements AsyncDisposable {
 
   /** A throw-away server (in memory, free port, no UI) configured from the environment: for tests and benchmarks. */
   static async startEphemeral(
-    env: Pick<TflowEnv, 'home' | 'temporalCli' | 'path' | 'namespace'>,
+    env: Pick<TflowEnv, 'home' | 'temporalCli' | 'path' | 'namespace' | 'retention'>,
   ): Promise<DevServer> {
     return DevServer.start({
+      retention: env.retention,
       home: env.home,
       cliPath: env.temporalCli,
       searchPath: env.path,
@@ -122,6 +126,7 @@ export class DevServer implements AsyncDisposable {
   }
 
   static async start(opts: DevServerOptions): Promise<DevServer> {
+    const retentionMs = parseRetention(opts.retention ?? '30d');
     await mkdir(opts.home, { recursive: true });
     const layout = await resolveLayout(opts);
     let cli: TemporalCli;
@@ -134,7 +139,7 @@ export class DevServer implements AsyncDisposable {
       });
     } catch (err) {
       if (!(err instanceof TemporalCliNotFoundError) || opts.sdkDownload === false) throw err;
-      return DevServer.startWithSdkDownload(layout, err);
+      return DevServer.startWithSdkDownload(layout, err, retentionMs);
     }
     const { namespace, port, uiPort, dbFile } = layout;
     const logFile = path.join(opts.home, 'server.log');
@@ -173,7 +178,7 @@ export class DevServer implements AsyncDisposable {
       logFile,
     );
     try {
-      await server.waitReady(opts.startTimeoutMs ?? 60_000);
+      await server.waitReady(opts.startTimeoutMs ?? 60_000, retentionMs);
     } catch (err) {
       await server.stop();
       const tail = (await readFile(logFile, 'utf8').catch(() => '')).split('\n').slice(-20).join('\n');
@@ -190,7 +195,7 @@ export class DevServer implements AsyncDisposable {
 
   private stoppedOther = false;
 
-  private async waitReady(timeoutMs: number): Promise<void> {
+  private async waitReady(timeoutMs: number, retentionMs: number): Promise<void> {
     const child = this.child!;
     const deadline = Date.now() + timeoutMs;
     let exited: string | undefined;
@@ -203,8 +208,8 @@ export class DevServer implements AsyncDisposable {
         try {
           await connection.workflowService.describeNamespace({ namespace: this.namespace });
           // start-dev registers search attributes only when it creates the database; a persistent file
-          // made by an older version may lack newer ones.
-          await registerSearchAttributes(connection, this.namespace);
+          // made by an older version may lack newer ones. It has no retention flag (default: 24 h).
+          await setupNamespace(connection, { namespace: this.namespace, retention: retentionMs });
           return;
         } finally {
           await connection.close();
@@ -226,6 +231,7 @@ export class DevServer implements AsyncDisposable {
   private static async startWithSdkDownload(
     { namespace, port, uiPort, dbFile }: ServerLayout,
     notFound: TemporalCliNotFoundError,
+    retentionMs: number,
   ): Promise<DevServer> {
     let env: TestWorkflowEnvironment;
     try {
@@ -257,7 +263,7 @@ export class DevServer implements AsyncDisposable {
       dbFile,
       '',
     );
-    await registerSearchAttributes(env.connection, namespace);
+    await setupNamespace(env.connection, { namespace, retention: retentionMs });
     return server;
   }
 

@@ -9,4 +9,3 @@ export {
   TEMPORAL_BIN_VERSION,
 } from './find-cli';
 export type { TemporalCli } from './find-cli';
-export { registerSearchAttributes } from './search-attributes';

@@ -1,0 +1,201 @@
+import { Client, type Connection } from '@temporalio/client';
+import { optionalTsToMs, tsToMs } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
+import { PipelineScheduler } from '../client/pipeline-scheduler';
+import type { JobRun } from '../client/job-types';
+import type { DoctorCheck } from './doctor-types';
+import { formatRetention, RECOMMENDED_RETENTION_MS } from './retention';
+import { readSearchAttributes } from './search-attributes';
+import { RETENTION_FIX, shortRetentionFinding } from './setup-namespace';
+
+/*
+ * The checks of `tflow doctor` after the server answered, one function each. Each returns a check and
+ * never throws: what it cannot read it reports as `unknown`, with why.
+ */
+
+const TaskQueueType = temporal.api.enums.v1.TaskQueueType;
+
+/** A poller seen longer ago than this has stopped: live pollers come back at least once a long poll (~70 s). */
+const POLLER_FRESH_MS = 2 * 60_000;
+/** Jobs whose last run the doctor reads at once: enough to be quick, few enough not to load the server. */
+const HISTORY_CONCURRENCY = 8;
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+
+export async function checkNamespace(
+  connection: Connection,
+  namespace: string,
+): Promise<{ checks: DoctorCheck[]; exists: boolean }> {
+  let retentionMs: number | undefined;
+  try {
+    const ns = await connection.workflowService.describeNamespace({ namespace });
+    retentionMs = optionalTsToMs(ns.config?.workflowExecutionRetentionTtl);
+  } catch (err) {
+    const notFound = (err as { code?: unknown }).code === 5;
+    return {
+      exists: false,
+      checks: [
+        {
+          id: 'namespace',
+          status: 'fail',
+          summary: notFound
+            ? `namespace "${namespace}" does not exist`
+            : `namespace "${namespace}" cannot be read: ${message(err)}`,
+          fix: notFound
+            ? `create it (\`temporal operator namespace create --namespace ${namespace} --retention 30d\`) or set TEMPORAL_NAMESPACE to an existing one`
+            : 'check that the API key or certificate is for this namespace',
+        },
+      ],
+    };
+  }
+  const retention: DoctorCheck =
+    retentionMs === undefined
+      ? { id: 'retention', status: 'unknown', summary: 'the server reports no retention for the namespace' }
+      : retentionMs < RECOMMENDED_RETENTION_MS
+        ? {
+            id: 'retention',
+            status: 'warn',
+            summary: shortRetentionFinding(namespace, retentionMs),
+            fix: RETENTION_FIX,
+          }
+        : {
+            id: 'retention',
+            status: 'ok',
+            summary: `closed runs are kept ${formatRetention(retentionMs)} (history, dead letters, redrive)`,
+          };
+  return {
+    exists: true,
+    checks: [{ id: 'namespace', status: 'ok', summary: `namespace "${namespace}" exists` }, retention],
+  };
+}
+
+export async function checkSearchAttributes(connection: Connection, namespace: string): Promise<DoctorCheck> {
+  try {
+    const found = await readSearchAttributes(connection, namespace);
+    const missing = found.filter((a) => a.actual === undefined);
+    const wrong = found.filter((a) => a.actual !== undefined && a.actual !== a.expected);
+    if (wrong.length > 0) {
+      return {
+        id: 'search-attributes',
+        status: 'fail',
+        summary: wrong.map((a) => `${a.name} is ${a.actual}, temporal-flow needs ${a.expected}`).join('; '),
+        fix: `remove them (\`temporal operator search-attribute remove --namespace ${namespace} --name <name>\`) if nothing else uses them, then run \`npx tflow setup\`; or use another namespace`,
+      };
+    }
+    if (missing.length > 0) {
+      return {
+        id: 'search-attributes',
+        status: 'fail',
+        summary: `missing: ${missing.map((a) => a.name).join(', ')}; every run and job start fails until they exist`,
+        fix: 'npx tflow setup',
+      };
+    }
+    return {
+      id: 'search-attributes',
+      status: 'ok',
+      summary: found.map((a) => `${a.name} (${a.actual})`).join(', '),
+    };
+  } catch (err) {
+    return { id: 'search-attributes', status: 'unknown', summary: `cannot list them: ${message(err)}` };
+  }
+}
+
+export async function checkWorkers(
+  connection: Connection,
+  namespace: string,
+  taskQueue: string,
+): Promise<DoctorCheck> {
+  const now = Date.now();
+  const live = async (type: temporal.api.enums.v1.TaskQueueType) => {
+    const d = await connection.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: type,
+    });
+    return (d.pollers ?? [])
+      .filter((p) => p.lastAccessTime && now - tsToMs(p.lastAccessTime) < POLLER_FRESH_MS)
+      .map((p) => p.identity ?? '?');
+  };
+  try {
+    const [workflowPollers, activityPollers] = await Promise.all([
+      live(TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
+      live(TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
+    ]);
+    if (workflowPollers.length === 0 || activityPollers.length === 0) {
+      return {
+        id: 'workers',
+        status: 'fail',
+        summary: `no worker polls task queue "${taskQueue}" for ${workflowPollers.length === 0 ? 'workflows' : 'steps (activities)'} in the last 2 minutes: runs wait, and scheduled runs pile up`,
+        fix: `start a worker (createWorker({ taskQueue: '${taskQueue}', ... })), or pass the task queue your workers use (--task-queue, TFLOW_TASK_QUEUE)`,
+      };
+    }
+    const identities = [...new Set([...workflowPollers, ...activityPollers])];
+    return {
+      id: 'workers',
+      status: 'ok',
+      summary:
+        `${identities.length} worker${identities.length === 1 ? '' : 's'} polling "${taskQueue}": ${identities.join(', ')}. ` +
+        'Which steps they register cannot be checked: Temporal does not report the activities a worker has',
+    };
+  } catch (err) {
+    return {
+      id: 'workers',
+      status: 'unknown',
+      summary: `cannot describe task queue "${taskQueue}": ${message(err)}`,
+    };
+  }
+}
+
+/** The newest run of a job that has ended (a run in flight says nothing yet). */
+function lastEnded(runs: JobRun[]): JobRun | undefined {
+  return runs.find((r) => r.status !== 'running');
+}
+
+export async function checkJobs(
+  connection: Connection,
+  namespace: string,
+  taskQueue: string,
+): Promise<DoctorCheck> {
+  try {
+    const scheduler = new PipelineScheduler(new Client({ connection, namespace }), { taskQueue });
+    const jobs = (await scheduler.listJobs({ includeForeign: false })).filter((j) => !j.foreign);
+    const bad: string[] = [];
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < jobs.length; i = next++) {
+        const run = lastEnded(await scheduler.getHistory(jobs[i]!.id, { limit: 5 }));
+        if (run?.status === 'failed')
+          bad.push(`${jobs[i]!.id} (failed${run.failure ? `: ${run.failure}` : ''})`);
+        else if (run?.status === 'skipped') bad.push(`${jobs[i]!.id} (skipped: ${run.skipReason ?? '?'})`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(HISTORY_CONCURRENCY, jobs.length) }, lane));
+    if (bad.length === 0) {
+      return {
+        id: 'jobs',
+        status: 'ok',
+        summary: `${jobs.length} job${jobs.length === 1 ? '' : 's'}, none whose last run failed or was skipped`,
+      };
+    }
+    return {
+      id: 'jobs',
+      status: 'warn',
+      summary: `last run failed or was skipped: ${bad.sort().join('; ')}`,
+      fix: '`npx tflow jobs history <jobId>` shows the runs; dead letters can be redriven (docs/pipelines.md)',
+    };
+  } catch (err) {
+    return { id: 'jobs', status: 'unknown', summary: `cannot read the jobs: ${message(err)}` };
+  }
+}
+
+/** Temporal has no API that reads the server's dynamic config: say so, with what the setting is. */
+export function checkScheduleStartRate(): DoctorCheck {
+  return {
+    id: 'schedule-start-rate',
+    status: 'unknown',
+    summary:
+      "not readable: Temporal offers no API to read the server's dynamic config. The setting is " +
+      '`worker.schedulerNamespaceStartWorkflowRPS` (default 30 starts/s per namespace); a burst of N jobs due at once takes about N/rate seconds to start',
+    fix: "if many jobs share a due time, raise it in the server's dynamic config (docs/operations.md)",
+  };
+}

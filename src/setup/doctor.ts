@@ -1,0 +1,100 @@
+import type { Connection } from '@temporalio/client';
+import { connectToTemporal } from '../client/connect';
+import { fromWireError } from '../client/errors';
+import type { TemporalConnectionOptions } from '../config';
+import {
+  checkJobs,
+  checkNamespace,
+  checkScheduleStartRate,
+  checkSearchAttributes,
+  checkWorkers,
+} from './doctor-checks';
+import type { CheckId, DoctorCheck, DoctorReport } from './doctor-types';
+
+export interface DoctorOptions {
+  /** How to reach the server (address, API key, TLS), as {@link connectionOptions} builds it. */
+  connection: TemporalConnectionOptions;
+  /** @default 'default' */
+  namespace?: string;
+  /** Task queue the workers should poll. @default 'pipelines' */
+  taskQueue?: string;
+}
+
+const ORDER: CheckId[] = [
+  'server',
+  'namespace',
+  'search-attributes',
+  'retention',
+  'workers',
+  'jobs',
+  'schedule-start-rate',
+];
+
+function skippedAfter(failed: CheckId, done: DoctorCheck[]): DoctorCheck[] {
+  const have = new Set(done.map((c) => c.id));
+  return ORDER.filter((id) => !have.has(id)).map((id) => ({
+    id,
+    status: 'skipped' as const,
+    summary: `not checked: the ${failed} check failed`,
+  }));
+}
+
+/**
+ * Checks what temporal-flow needs of a server and namespace, and explains each finding with its fix:
+ * server reachable and credentials accepted, namespace, search attributes, retention, workers polling the
+ * task queue, jobs whose last run failed or was skipped, and the schedule start rate (not readable: said
+ * so). `ok` is false when something blocks runs. What `tflow doctor` runs; never throws for a finding.
+ */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const namespace = options.namespace ?? 'default';
+  const taskQueue = options.taskQueue ?? 'pipelines';
+  const address = options.connection.address;
+  const report = (checks: DoctorCheck[]): DoctorReport => ({
+    address,
+    namespace,
+    taskQueue,
+    ok: checks.every((c) => c.status !== 'fail'),
+    checks,
+  });
+
+  let connection: Connection;
+  let version: string;
+  try {
+    connection = await connectToTemporal(options.connection);
+    version = (await connection.workflowService.getSystemInfo({})).serverVersion ?? '';
+  } catch (err) {
+    const known = fromWireError(err, { address });
+    // Our errors already say what to do; anything else is shown as the SDK said it.
+    const server: DoctorCheck = known
+      ? { id: 'server', status: 'fail', summary: known.message }
+      : {
+          id: 'server',
+          status: 'fail',
+          summary: (err as Error).message,
+          fix: 'check the address and the server',
+        };
+    return report([server, ...skippedAfter('server', [server])]);
+  }
+  try {
+    const checks: DoctorCheck[] = [
+      {
+        id: 'server',
+        status: 'ok',
+        summary: `Temporal ${version || '(version not reported)'} answers at ${address}${options.connection.apiKey || options.connection.tls ? ', credentials accepted' : ''}`,
+      },
+    ];
+    const ns = await checkNamespace(connection, namespace);
+    checks.push(...ns.checks);
+    if (!ns.exists) return report([...checks, ...skippedAfter('namespace', checks)]);
+    const [attributes, workers, jobs] = await Promise.all([
+      checkSearchAttributes(connection, namespace),
+      checkWorkers(connection, namespace, taskQueue),
+      checkJobs(connection, namespace, taskQueue),
+    ]);
+    checks.push(attributes, workers, jobs, checkScheduleStartRate());
+    checks.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
+    return report(checks);
+  } finally {
+    await connection.close();
+  }
+}
