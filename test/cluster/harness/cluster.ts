@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ensureServerBinaries } from './build-server';
 import { CLUSTER_RETENTION_DAYS, DYNAMIC_CONFIG_FILE, REPO_ROOT } from './cluster-versions';
 import { freePort, runsAsRoot } from './commands';
-import { ensureNamespace, probeRunsAreVisible, setupSearchAttributes } from './namespace-setup';
+import { confirmRetention, ensureNamespace, probeRunsAreVisible, tflowSetup } from './namespace-setup';
 import {
   findPostgresBin,
   initPostgres,
@@ -35,6 +35,8 @@ export interface ClusterOptions {
   pgBin?: string | undefined;
   /** Called after each phase with its name and duration. */
   onPhase?: (phase: string, ms: number) => void;
+  /** Called with what `tflow setup` printed. */
+  onSetup?: (output: string) => void;
 }
 
 async function timed<T>(opts: ClusterOptions, phase: string, fn: () => Promise<T>): Promise<T> {
@@ -48,7 +50,8 @@ const layoutFile = (runDir: string) => path.join(runDir, 'layout.json');
 
 /**
  * Builds (or reuses) Temporal, starts a PostgreSQL of its own, creates the schemas, starts Temporal on
- * it with SQL visibility, and sets up the namespace (30 days retention) and our search attributes.
+ * it with SQL visibility, creates the namespace and runs `tflow setup` on it (30 days retention, our
+ * search attributes).
  * Stops what a crashed earlier run left behind first. Stop it with {@link stopCluster}.
  */
 export async function startCluster(opts: ClusterOptions): Promise<ClusterLayout> {
@@ -92,8 +95,10 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterLayout>
   );
   await timed(opts, 'temporal', () => startTemporal(temporal));
   await timed(opts, 'setup', async () => {
-    await ensureNamespace(temporal.address, opts.namespace, CLUSTER_RETENTION_DAYS);
-    await setupSearchAttributes(temporal.address, opts.namespace);
+    await ensureNamespace(temporal.address, opts.namespace);
+    const printed = await tflowSetup(temporal.address, opts.namespace, CLUSTER_RETENTION_DAYS);
+    opts.onSetup?.(printed.trim());
+    await confirmRetention(temporal.address, opts.namespace, CLUSTER_RETENTION_DAYS);
     await probeRunsAreVisible(temporal.address, opts.namespace);
   });
   return layout;

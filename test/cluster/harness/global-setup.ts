@@ -26,6 +26,7 @@ export async function setup(project: TestProject): Promise<void> {
       namespace: env.namespace,
       pgBin: process.env.PG_BIN,
       onPhase: (phase, ms) => log(`${phase}: ${(ms / 1000).toFixed(1)} s`),
+      onSetup: (printed) => log(`tflow setup: ${printed.replace(/\n\s*/g, '; ')}`),
     });
   } catch (err) {
     await teardown();

@@ -1,41 +1,33 @@
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { registerSearchAttributes } from '../../../src/devserver/search-attributes';
 import { PIPELINE_SEARCH_ATTRIBUTE } from '../../../src/workflows/search-attributes';
 import { waitFor } from '../../helpers/wait-for';
+import { REPO_ROOT } from './cluster-versions';
+import { run } from './commands';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Creates `namespace` with `retentionDays` of retention, or sets that retention on an existing one, and
- * waits until the server serves it.
+ * Creates `namespace` when it does not exist, as an operator would (`temporal operator namespace create`,
+ * its default retention of 3 days: `tflow setup` then sets ours), and waits until the server serves it.
  */
-export async function ensureNamespace(
-  address: string,
-  namespace: string,
-  retentionDays: number,
-): Promise<void> {
+export async function ensureNamespace(address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
-    const retention = msToTs(retentionDays * DAY_MS);
-    const retentionSeconds = (retentionDays * DAY_MS) / 1000;
-    const existing = await connection.workflowService.describeNamespace({ namespace }).catch(() => undefined);
-    if (!existing) {
+    const exists = await connection.workflowService.describeNamespace({ namespace }).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
       await connection.workflowService.registerNamespace({
         namespace,
-        workflowExecutionRetentionPeriod: retention,
-      });
-    } else if (Number(existing.config?.workflowExecutionRetentionTtl?.seconds ?? 0) !== retentionSeconds) {
-      await connection.workflowService.updateNamespace({
-        namespace,
-        config: { workflowExecutionRetentionTtl: retention },
+        workflowExecutionRetentionPeriod: msToTs(3 * DAY_MS),
       });
     }
     // describeNamespace reads the database; other calls go through each service's namespace cache,
     // refreshed every few seconds: wait until one of them knows the namespace too.
     await waitFor(`namespace ${namespace} to be served`, async () => {
-      const d = await connection.workflowService.describeNamespace({ namespace });
-      if (Number(d.config?.workflowExecutionRetentionTtl?.seconds) !== retentionSeconds) return undefined;
       await connection.operatorService.listSearchAttributes({ namespace });
       return true;
     });
@@ -44,11 +36,41 @@ export async function ensureNamespace(
   }
 }
 
-/** Registers temporal-flow's search attributes (what `tflow setup` does) and returns those it added. */
-export async function setupSearchAttributes(address: string, namespace: string): Promise<string[]> {
+/**
+ * Runs `tflow setup` (the CLI, as a user would) on the namespace: registers our search attributes and
+ * sets the retention. Returns what it printed.
+ */
+export async function tflowSetup(address: string, namespace: string, retentionDays: number): Promise<string> {
+  return run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(REPO_ROOT, 'src', 'cli', 'main.ts'),
+      'setup',
+      '--address',
+      address,
+      '--namespace',
+      namespace,
+      '--retention',
+      `${retentionDays}d`,
+    ],
+    { cwd: REPO_ROOT, timeoutMs: 120_000 },
+  );
+}
+
+/** Throws unless the namespace keeps closed runs `retentionDays` days. */
+export async function confirmRetention(
+  address: string,
+  namespace: string,
+  retentionDays: number,
+): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
-    return await registerSearchAttributes(connection, namespace);
+    const d = await connection.workflowService.describeNamespace({ namespace });
+    const days = Number(d.config?.workflowExecutionRetentionTtl?.seconds ?? 0) / (DAY_MS / 1000);
+    if (days !== retentionDays)
+      throw new Error(`namespace ${namespace} keeps runs ${days} days, not ${retentionDays}`);
   } finally {
     await connection.close();
   }
