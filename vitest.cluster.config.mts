@@ -16,6 +16,7 @@ export default defineConfig({
   test: {
     // The cluster first (it sets TEMPORAL_ADDRESS), then the suite's usual setup, which uses that address.
     globalSetup: ['test/cluster/harness/global-setup.ts', 'test/setup/temporal-server.ts'],
+    reporters: ['default', './test/cluster/harness/phase-reporter.ts'],
     projects: [
       {
         test: {
