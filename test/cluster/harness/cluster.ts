@@ -84,23 +84,33 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterLayout>
   const layout: ClusterLayout = { postgres, temporal, namespace: opts.namespace, runDir };
   await writeFile(layoutFile(runDir), JSON.stringify(layout, null, 2));
 
-  await timed(opts, 'postgres', async () => {
-    await initPostgres(postgres);
-    await startPostgres(postgres);
-  });
-  await timed(opts, 'schema', () => setupSchemas(binaries.sqlTool, binaries.moduleDir, postgres));
-  await writeFile(
-    temporal.configFile,
-    renderServerConfig({ db: postgres, ports, dynamicConfigFile: path.join(REPO_ROOT, DYNAMIC_CONFIG_FILE) }),
-  );
-  await timed(opts, 'temporal', () => startTemporal(temporal));
-  await timed(opts, 'setup', async () => {
-    await ensureNamespace(temporal.address, opts.namespace);
-    const printed = await tflowSetup(temporal.address, opts.namespace, CLUSTER_RETENTION_DAYS);
-    opts.onSetup?.(printed.trim());
-    await confirmRetention(temporal.address, opts.namespace, CLUSTER_RETENTION_DAYS);
-    await probeRunsAreVisible(temporal.address, opts.namespace);
-  });
+  try {
+    await timed(opts, 'postgres', async () => {
+      await initPostgres(postgres);
+      await startPostgres(postgres);
+    });
+    await timed(opts, 'schema', () => setupSchemas(binaries.sqlTool, binaries.moduleDir, postgres));
+    await writeFile(
+      temporal.configFile,
+      renderServerConfig({
+        db: postgres,
+        ports,
+        dynamicConfigFile: path.join(REPO_ROOT, DYNAMIC_CONFIG_FILE),
+      }),
+    );
+    await timed(opts, 'temporal', () => startTemporal(temporal));
+    await timed(opts, 'setup', async () => {
+      await ensureNamespace(temporal.address, opts.namespace);
+      const printed = await tflowSetup(temporal.address, opts.namespace, CLUSTER_RETENTION_DAYS);
+      opts.onSetup?.(printed.trim());
+      await confirmRetention(temporal.address, opts.namespace, CLUSTER_RETENTION_DAYS);
+      await probeRunsAreVisible(temporal.address, opts.namespace);
+    });
+  } catch (err) {
+    // Nothing half-started stays behind: what did start is stopped, its logs kept.
+    await stopCluster(layout).catch(() => undefined);
+    throw err;
+  }
   return layout;
 }
 

@@ -20,18 +20,14 @@ export async function setup(project: TestProject): Promise<void> {
   const env = readEnv();
   const log = (line: string) => console.log(`[cluster] ${line}`);
   log('starting: Temporal on PostgreSQL (build on the first run takes minutes)');
-  try {
-    layout = await startCluster({
-      home: env.home,
-      namespace: env.namespace,
-      pgBin: process.env.PG_BIN,
-      onPhase: (phase, ms) => log(`${phase}: ${(ms / 1000).toFixed(1)} s`),
-      onSetup: (printed) => log(`tflow setup: ${printed.replace(/\n\s*/g, '; ')}`),
-    });
-  } catch (err) {
-    await teardown();
-    throw err;
-  }
+  // On failure, startCluster stops whatever it had started.
+  layout = await startCluster({
+    home: env.home,
+    namespace: env.namespace,
+    pgBin: process.env.PG_BIN,
+    onPhase: (phase, ms) => log(`${phase}: ${(ms / 1000).toFixed(1)} s`),
+    onSetup: (printed) => log(`tflow setup: ${printed.replace(/\n\s*/g, '; ')}`),
+  });
   log(
     `ready at ${layout.temporal.address} after ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${layout.runDir}`,
   );
