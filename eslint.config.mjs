@@ -34,7 +34,17 @@ const nodeBuiltins = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tflow/**', 'coverage/**', '**/*.mjs', 'vitest.config.mts'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.tflow/**',
+      'coverage/**',
+      '**/*.mjs',
+      'vitest.config.mts',
+      'vitest.cluster.config.mts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

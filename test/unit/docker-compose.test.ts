@@ -3,10 +3,17 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { TFLOW_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import {
+  CLUSTER_RETENTION_DAYS,
+  DYNAMIC_CONFIG_FILE,
+  TEMPORAL_SERVER_VERSION,
+} from '../cluster/harness/cluster-versions';
 
 /*
  * docker-compose.yml cannot run here (no Docker engine): check that it parses and that its services,
- * ports and environment fit together, as `docker compose config` and a first `up` would.
+ * ports and environment fit together, as `docker compose config` and a first `up` would, and that it
+ * runs the cluster `npm run test:cluster` tests: same server version, retention, dynamic config and
+ * schema script.
  */
 
 interface Service {
@@ -16,6 +23,7 @@ interface Service {
   environment?: Record<string, string>;
   ports?: string[];
   command?: string[];
+  volumes?: string[];
   healthcheck?: { test: string[] };
 }
 
@@ -32,23 +40,50 @@ const svc = (name: string): Service => {
 };
 
 describe('docker-compose.yml', () => {
-  it('has the cluster: PostgreSQL, Temporal, admin tools, UI and our worker', () => {
+  it('has the cluster: PostgreSQL, schema setup, Temporal, admin tools, UI and our worker', () => {
     expect(Object.keys(services).sort()).toEqual([
       'postgresql',
       'temporal',
       'temporal-admin-tools',
+      'temporal-schema',
       'temporal-ui',
       'worker',
     ]);
     expect(svc('postgresql').image).toMatch(/^postgres:\d+$/);
-    expect(svc('temporal').image).toMatch(/^temporalio\/auto-setup:\d+\.\d+\.\d+$/);
-    expect(svc('temporal-admin-tools').image).toMatch(/^temporalio\/admin-tools:\d+\.\d+\.\d+$/);
     expect(svc('temporal-ui').image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
   });
 
-  it('uses the same server and admin-tools version', () => {
-    const version = (s: Service) => s.image?.split(':')[1];
-    expect(version(svc('temporal-admin-tools'))).toBe(version(svc('temporal')));
+  it('runs the Temporal server version of the cluster harness, with admin tools of the same version', () => {
+    expect(svc('temporal').image).toBe(`temporalio/server:${TEMPORAL_SERVER_VERSION}`);
+    expect(svc('temporal-schema').image).toBe(`temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`);
+    expect(svc('temporal-admin-tools').image).toBe(`temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`);
+  });
+
+  it("mounts the harness's dynamic config file where the server reads it", () => {
+    const env = svc('temporal').environment!;
+    // The server image resolves the path against its working folder, /etc/temporal.
+    const target = `/etc/temporal/${env.DYNAMIC_CONFIG_FILE_PATH}`;
+    expect(svc('temporal').volumes).toContain(`./${DYNAMIC_CONFIG_FILE}:${target}:ro`);
+    expect(existsSync(path.join(root, DYNAMIC_CONFIG_FILE))).toBe(true);
+  });
+
+  it('sets the retention of the cluster harness on the namespace', () => {
+    expect(svc('temporal-admin-tools').environment?.TFLOW_RETENTION).toBe(`${CLUSTER_RETENTION_DAYS}d`);
+    expect(svc('temporal-admin-tools').environment?.TEMPORAL_NAMESPACE).toBe('default');
+  });
+
+  it("runs the setup scripts of config/temporal, the schema one being the harness's own", () => {
+    for (const name of ['temporal-schema', 'temporal-admin-tools']) {
+      const s = svc(name);
+      expect(s.volumes, name).toEqual(['./config/temporal:/etc/tflow:ro']);
+      const script = s.command![0]!.replace('/etc/tflow/', 'config/temporal/');
+      expect(existsSync(path.join(root, script)), script).toBe(true);
+    }
+    expect(svc('temporal-schema').command).toEqual(['/etc/tflow/setup-schema.sh']);
+    expect(svc('temporal-schema').environment?.TEMPORAL_SCHEMA_DIR).toBe(
+      '/etc/temporal/schema/postgresql/v12',
+    );
+    expect(svc('temporal-admin-tools').command).toEqual(['/etc/tflow/setup-namespace.sh']);
   });
 
   it('persists Temporal in the PostgreSQL service with matching credentials', () => {
@@ -59,6 +94,16 @@ describe('docker-compose.yml', () => {
     expect(t.POSTGRES_USER).toBe(pg.POSTGRES_USER);
     expect(t.POSTGRES_PWD).toBe(pg.POSTGRES_PASSWORD);
     expect(t.DB_PORT).toBe('5432');
+    const schema = svc('temporal-schema').environment!;
+    expect([schema.SQL_HOST, schema.SQL_PORT, schema.SQL_USER, schema.SQL_PASSWORD]).toEqual([
+      t.POSTGRES_SEEDS,
+      t.DB_PORT,
+      pg.POSTGRES_USER,
+      pg.POSTGRES_PASSWORD,
+    ]);
+    expect(svc('temporal').depends_on).toEqual({
+      'temporal-schema': { condition: 'service_completed_successfully' },
+    });
     expect(Object.keys(compose.volumes)).toContain('postgresql-data');
   });
 
@@ -93,7 +138,9 @@ describe('docker-compose.yml', () => {
       .environment!.TFLOW_SEARCH_ATTRIBUTES!.split(/\s+/)
       .filter(Boolean);
     expect(Object.fromEntries(pairs.map((p) => p.split('=')))).toEqual(TFLOW_SEARCH_ATTRIBUTES);
-    expect(svc('temporal-admin-tools').command?.[0]).toContain('temporal operator search-attribute create');
+    const script = readFileSync(path.join(root, 'config/temporal/setup-namespace.sh'), 'utf8');
+    expect(script).toContain('temporal operator search-attribute create');
+    expect(script).toContain('for pair in $TFLOW_SEARCH_ATTRIBUTES');
   });
 
   it('builds the worker from a Dockerfile whose command and sources exist', () => {
