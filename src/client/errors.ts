@@ -179,11 +179,14 @@ export function fromWireError(err: unknown, ctx: WireErrorContext = {}): Tempora
  * FAILED_PRECONDITION "mismatched conflict token".
  */
 export function isStaleConflictToken(err: unknown): boolean {
-  return (
-    isGrpcServiceError(err) &&
-    err.code === GrpcStatus.FAILED_PRECONDITION &&
-    /conflict token/i.test(err.details ?? err.message)
-  );
+  if (!isGrpcServiceError(err)) return false;
+  const code: number = err.code;
+  return code === GrpcStatus.FAILED_PRECONDITION && /conflict token/i.test(err.details ?? err.message);
+}
+
+/** The status code of a gRPC error, as a number (the SDK types it as grpc-js's enum). */
+function grpcCode(err: { code: number }): number {
+  return err.code;
 }
 
 /** Throws {@link fromWireError}'s translation of `err`, or `err` itself. */
@@ -199,7 +202,7 @@ export function translateScheduleError(err: unknown, jobId: string): never {
   if (err instanceof ScheduleAlreadyRunning) throw new JobAlreadyExistsError(jobId, { cause: err });
   if (err instanceof ScheduleNotFoundError) throw new JobNotFoundError(jobId, { cause: err });
   // Raw workflowService calls (conflict-token updates) answer with the gRPC error itself.
-  if (isGrpcServiceError(err) && (err.code as number) === GrpcStatus.NOT_FOUND)
+  if (isGrpcServiceError(err) && grpcCode(err) === GrpcStatus.NOT_FOUND)
     throw new JobNotFoundError(jobId, { cause: err });
   const noCodec = missingCodecError(err);
   if (noCodec) throw noCodec;

@@ -17,7 +17,7 @@ import { previewTrigger, type TriggerPreview } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
-import { isSpentOneOff, jobFromDescription } from './job-describe';
+import { jobFromDescription } from './job-describe';
 import { listJobs } from './job-list';
 import { listJobRuns } from './job-history';
 import { JOB_MEMO_KEY, isJobMemo } from './job-memo';

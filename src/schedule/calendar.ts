@@ -87,7 +87,7 @@ function boundExpression(bound: unknown, where: string): string {
 }
 
 function parseValue(value: CalendarValue, name: CalendarFieldName, where: string): FieldRange[] {
-  const items = Array.isArray(value) ? value : [value];
+  const items = Array.isArray(value) ? Array.from(value) : [value];
   if (items.length === 0) fail(where, `${where} is an empty list: omit it, or write "*" for every value`);
   const expr = items.map((item) => itemExpression(item, where)).join(',');
   return parseField(expr, FIELD_RULES[name], where, (message) => fail(where, message));
@@ -166,7 +166,7 @@ export function compileCalendar(fields: CalendarFields, where = 'calendar'): Com
 
 /** Checks a calendar trigger's value (one calendar or a list: a time matches if any calendar does). */
 export function compileCalendars(value: CalendarFields | CalendarFields[]): CompiledCalendar[] {
-  const list = Array.isArray(value) ? value : [value];
+  const list = Array.isArray(value) ? Array.from(value) : [value]; // Array.from: holes become undefined (a typed error), where map() would skip them
   if (list.length === 0)
     fail('calendar', 'calendar needs at least one entry, e.g. { hour: 9, dayOfWeek: "MONDAY" }');
   return list.map((fields, i) =>

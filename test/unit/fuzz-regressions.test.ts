@@ -155,9 +155,13 @@ describe('bugs found by fuzzing', () => {
     );
   });
 
-  it('a cron list with holes ([,]) was accepted and preview crashed reading the missing calendar', () => {
+  it('a cron or calendar list with holes ([,]) was accepted and preview crashed reading the missing calendar', () => {
     // eslint-disable-next-line no-sparse-arrays
     expect(fieldOf(trigger({ cron: [, '0 * * * *'] as unknown as string[] }))).toBe('cron');
+    // eslint-disable-next-line no-sparse-arrays
+    expect(fieldOf(trigger({ calendar: [, { hour: 1 }] }))).toMatch(/^calendar/);
+    // eslint-disable-next-line no-sparse-arrays
+    expect(fieldOf(trigger({ calendar: { hour: [, 2] } }))).toMatch(/^calendar/);
   });
 
   it('args holding a BigInt were accepted and the SDK failed to encode them when creating the schedule', () => {
