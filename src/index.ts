@@ -11,7 +11,7 @@
  * await scheduler.schedule(etl, { cron: '0 2 * * *', timezone: 'Europe/Paris', jobId: 'etl-nightly' });
  * ```
  */
-export { TemporalFlowError } from './errors';
+export { TemporalFlowError, InvalidArgumentError, type InvalidArgumentErrorClass } from './errors';
 export { readEnv, connectionOptions, payloadCodecFromEnv, InvalidConfigError } from './config';
 export type { TflowEnv, TemporalConnectionOptions } from './config';
 export {

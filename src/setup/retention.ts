@@ -24,14 +24,14 @@ export function parseRetention(input: Duration): number {
     ms = msToNumber(input);
   } catch (err) {
     throw new InvalidRetentionError(
-      input,
+      'retention',
       `retention ${JSON.stringify(input)} is not a duration: write it as '30d', '720h' or milliseconds`,
       { cause: err },
     );
   }
   if (!Number.isFinite(ms) || ms < MIN_RETENTION_MS) {
     throw new InvalidRetentionError(
-      input,
+      'retention',
       `retention ${JSON.stringify(input)} is under one day, Temporal's minimum: write '1d' or more (30d is a good default)`,
     );
   }
