@@ -12,6 +12,13 @@
  * ```
  */
 export { TemporalFlowError, InvalidArgumentError, type InvalidArgumentErrorClass } from './errors';
+export {
+  parseDuration,
+  MAX_DURATION_MS,
+  type DurationInput,
+  type ParseDurationOptions,
+} from './parse/duration';
+export { parseInstant } from './parse/instant';
 export { readEnv, connectionOptions, payloadCodecFromEnv, InvalidConfigError } from './config';
 export type { TflowEnv, TemporalConnectionOptions } from './config';
 export {
@@ -19,7 +26,6 @@ export {
   Pipeline,
   toPipelineSpec,
   parsePipelineSpec,
-  parseDuration,
   PipelineSpecError,
   UnknownStepError,
   PIPELINE_SPEC_VERSION,

@@ -10,7 +10,7 @@ import { UnknownStepError } from '../pipeline/errors';
 import { compileTrigger, validateTimezone, type CompiledTrigger } from '../schedule/compile-trigger';
 import { describeValue } from '../errors';
 import { InvalidTriggerError } from '../schedule/errors';
-import { parseInstant } from '../schedule/instant';
+import { parseInstant } from '../parse/instant';
 import { compilePolicies, type JobPolicies } from '../schedule/policies';
 import { dueOneOff, type DueOneOff } from '../schedule/one-off-due';
 import { previewTrigger, type TriggerPreview } from '../schedule/preview';
@@ -204,8 +204,8 @@ export class PipelineScheduler {
 
   /** Runs the occurrences of a past window `[from, to]`, with the job's overlap policy. */
   async backfillJob(jobId: string, window: { from: Date | string; to: Date | string }): Promise<void> {
-    const start = instant(window.from, 'from');
-    const end = instant(window.to, 'to');
+    const start = parseInstant(window.from, 'from', { error: InvalidTriggerError });
+    const end = parseInstant(window.to, 'to', { error: InvalidTriggerError });
     if (end <= start) throw new InvalidTriggerError('to', 'backfill "to" must be after "from"');
     const d = await this.describeOurs(jobId);
     await this.client.schedule.getHandle(jobId).backfill({ start, end, overlap: d.policies.overlap });
@@ -371,15 +371,4 @@ export class PipelineScheduler {
   preview(trigger: Trigger, n: number, opts: { from?: Date | string } = {}): TriggerPreview {
     return previewTrigger(trigger, n, { ...opts, defaultTimezone: this.timezone });
   }
-}
-
-function instant(value: Date | string, field: string): Date {
-  const d = parseInstant(value);
-  if (!d) {
-    throw new InvalidTriggerError(
-      field,
-      `backfill "${field}" ${describeValue(value)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"`,
-    );
-  }
-  return d;
 }

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { compileTrigger } from './compile-trigger';
 import { dstWarnings, type DstWarning } from './dst';
 import { InvalidTriggerError } from './errors';
-import { parseInstant } from './instant';
+import { parseInstant } from '../parse/instant';
 import { FireTimes } from './fire-times';
 import type { Trigger } from './trigger-types';
 import { describeValue } from '../errors';
@@ -37,13 +37,8 @@ export interface PreviewOptions {
 export const MAX_PREVIEW = 1000;
 
 function fromInstant(from: Date | string | undefined): number {
-  const ms = from === undefined ? Date.now() : parseInstant(from)?.getTime();
-  if (ms === undefined) {
-    throw new InvalidTriggerError(
-      'from',
-      `from ${describeValue(from)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset`,
-    );
-  }
+  const ms =
+    from === undefined ? Date.now() : parseInstant(from, 'from', { error: InvalidTriggerError }).getTime();
   return Math.floor(ms / 1000);
 }
 

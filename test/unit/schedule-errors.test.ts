@@ -325,7 +325,7 @@ const CASES: BadCase[] = [
     error: T,
     field: 'runAt',
     message:
-      'runAt "2027-01-01T10:00:00" is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2026-12-31T23:59:59Z"',
+      'runAt "2027-01-01T10:00:00" is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"',
   },
   {
     name: 'runAt outside Temporal years',
@@ -431,7 +431,8 @@ const CASES: BadCase[] = [
     run: () => previewTrigger({ cron: '@daily' }, 1, { from: '2027-01-01' }),
     error: T,
     field: 'from',
-    message: 'from "2027-01-01" is not an instant: give a Date or an ISO 8601 string with "Z" or an offset',
+    message:
+      'from "2027-01-01" is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"',
   },
 ];
 
