@@ -130,7 +130,13 @@ export type {
   CheckId,
   CheckStatus,
 } from './setup';
-export { PIPELINE_WORKFLOW_TYPE, PIPELINE_FAILED, PROGRESS_QUERY } from './workflows/run-types';
+export { PIPELINE_WORKFLOW_TYPE, PROGRESS_QUERY } from './workflows/run-types';
+export {
+  PIPELINE_FAILED,
+  PIPELINE_INPUT_INVALID,
+  MAP_INPUT_NOT_ARRAY,
+  ATTEMPT_MARKER_TYPE,
+} from './workflows/failure-types';
 export type {
   JobErrorEvent,
   PipelineFailureDetails,
