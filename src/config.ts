@@ -6,7 +6,7 @@ import {
   type ClientConfigTLS,
 } from '@temporalio/envconfig';
 import type { TLSConfig } from '@temporalio/client';
-import { TemporalFlowError } from './errors';
+import { InvalidArgumentError } from './errors';
 import { AesGcmPayloadCodec } from './codec/aes-gcm-codec';
 import { parseCodecKeys } from './codec/keys';
 
@@ -17,16 +17,12 @@ import { parseCodecKeys } from './codec/keys';
  * share. Our own variables (TFLOW_*, TEMPORAL_CLI) cover only what the standard has no name for.
  */
 
-/** A setting that cannot be used: says which variable or file, what was wrong and what to set. */
-export class InvalidConfigError extends TemporalFlowError {
-  constructor(
-    /** The variable or file at fault, e.g. `TEMPORAL_TLS_CLIENT_KEY_PATH`. */
-    readonly field: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super('INVALID_CONFIG', message, options);
-  }
+/**
+ * A setting that cannot be used: `field` is the variable or file at fault (e.g.
+ * `TEMPORAL_TLS_CLIENT_KEY_PATH`), the message says what was wrong and what to set.
+ */
+export class InvalidConfigError extends InvalidArgumentError {
+  static override readonly code: string = 'INVALID_CONFIG';
 }
 
 /** Everything temporal-flow reads from the environment. Everything else receives it as arguments. */

@@ -28,3 +28,35 @@ export function describeValue(value: unknown): string {
   }
   return `a ${typeof value}`;
 }
+
+/**
+ * A bad argument: an option, a setting or a definition that cannot be used. `field` names it (a path such
+ * as `steps[1].retry.backoffCoefficient`, an option such as `limit`, a variable such as
+ * `TEMPORAL_TLS_CLIENT_KEY_PATH`), and the message says what was wrong and what to write instead.
+ *
+ * The family of bad-input errors: `InvalidTriggerError`, `InvalidPolicyError`, `PipelineSpecError`,
+ * `InvalidConfigError` and `InvalidRetentionError` are subclasses that differ only by `code` and name, so
+ * `catch (e) { if (e instanceof InvalidArgumentError) ... }` catches every one of them. This class itself
+ * (`code: 'INVALID_ARGUMENT'`) is for arguments of no narrower kind (`args`, `limit`, `onError`, a backfill
+ * window, a preview's `n`, ...).
+ */
+export class InvalidArgumentError extends TemporalFlowError {
+  /** The `code` of this class's errors; each subclass sets its own. */
+  static readonly code: string = 'INVALID_ARGUMENT';
+
+  constructor(
+    /** The argument at fault. */
+    readonly field: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(new.target.code, message, options);
+  }
+}
+
+/** A class of the {@link InvalidArgumentError} family: what a parser is told to throw for its caller's field. */
+export type InvalidArgumentErrorClass = new (
+  field: string,
+  message: string,
+  options?: { cause?: unknown },
+) => InvalidArgumentError;

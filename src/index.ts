@@ -11,7 +11,14 @@
  * await scheduler.schedule(etl, { cron: '0 2 * * *', timezone: 'Europe/Paris', jobId: 'etl-nightly' });
  * ```
  */
-export { TemporalFlowError } from './errors';
+export { TemporalFlowError, InvalidArgumentError, type InvalidArgumentErrorClass } from './errors';
+export {
+  parseDuration,
+  MAX_DURATION_MS,
+  type DurationInput,
+  type ParseDurationOptions,
+} from './parse/duration';
+export { parseInstant } from './parse/instant';
 export { readEnv, connectionOptions, payloadCodecFromEnv, InvalidConfigError } from './config';
 export type { TflowEnv, TemporalConnectionOptions } from './config';
 export {
@@ -19,7 +26,6 @@ export {
   Pipeline,
   toPipelineSpec,
   parsePipelineSpec,
-  parseDuration,
   PipelineSpecError,
   UnknownStepError,
   PIPELINE_SPEC_VERSION,
@@ -124,7 +130,13 @@ export type {
   CheckId,
   CheckStatus,
 } from './setup';
-export { PIPELINE_WORKFLOW_TYPE, PIPELINE_FAILED, PROGRESS_QUERY } from './workflows/run-types';
+export { PIPELINE_WORKFLOW_TYPE, PROGRESS_QUERY } from './workflows/run-types';
+export {
+  PIPELINE_FAILED,
+  PIPELINE_INPUT_INVALID,
+  MAP_INPUT_NOT_ARRAY,
+  ATTEMPT_MARKER_TYPE,
+} from './workflows/failure-types';
 export type {
   JobErrorEvent,
   PipelineFailureDetails,

@@ -3,8 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { TemporalFlowError } from '../errors';
 import { PIPELINE_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from '../workflows/search-attributes';
+import { PIPELINE_FAILED } from '../workflows/failure-types';
 import {
-  PIPELINE_FAILED,
   PIPELINE_WORKFLOW_TYPE,
   type PipelineFailureDetails,
   type PipelineRunInput,

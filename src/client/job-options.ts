@@ -1,7 +1,6 @@
 import type { ScheduleOptions } from '@temporalio/client';
 import type { CompiledTrigger } from '../schedule/compile-trigger';
-import { describeValue } from '../errors';
-import { InvalidTriggerError } from '../schedule/errors';
+import { describeValue, InvalidArgumentError } from '../errors';
 import type { CompiledPolicies, JobPolicies } from '../schedule/policies';
 import type {
   CronTrigger,
@@ -79,7 +78,7 @@ const has = (keys: readonly string[], key: string) => keys.includes(key);
 /** Refuses job options that are not a plain object (null, a string, an array). */
 export function checkOptionsObject(opts: unknown): asserts opts is object {
   if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
-    throw new InvalidTriggerError(
+    throw new InvalidArgumentError(
       'options',
       `job options must be an object such as { cron: '0 2 * * *', jobId: 'nightly' }, got ${describeValue(opts)}`,
     );
@@ -102,7 +101,10 @@ export function splitOptions(
     else if (has(POLICY_KEYS, key)) policies[key] = value;
     else {
       const names = [...(allowed.trigger ? TRIGGER_KEYS : []), ...allowed.job, ...POLICY_KEYS];
-      throw new InvalidTriggerError(key || '""', `unknown job option "${key}"; allowed: ${names.join(', ')}`);
+      throw new InvalidArgumentError(
+        key || '""',
+        `unknown job option "${key}"; allowed: ${names.join(', ')}`,
+      );
     }
   }
   return { trigger, job, policies };
@@ -114,23 +116,23 @@ export const MAX_JOB_ID_LENGTH = 200;
 /**
  * Checks the job's own options (besides args, trigger and policies): jobId, note, paused, replaceExisting.
  *
- * @throws InvalidTriggerError naming the bad option.
+ * @throws InvalidArgumentError naming the bad option.
  */
 export function checkJobFields(job: JobOptions): void {
   if (job.jobId !== undefined) {
     if (typeof job.jobId !== 'string' || job.jobId.trim() === '' || job.jobId.length > MAX_JOB_ID_LENGTH) {
-      throw new InvalidTriggerError(
+      throw new InvalidArgumentError(
         'jobId',
         `jobId must be a non-blank string of at most ${MAX_JOB_ID_LENGTH} characters, got ${describeValue(job.jobId)}`,
       );
     }
   }
   if (job.note !== undefined && typeof job.note !== 'string') {
-    throw new InvalidTriggerError('note', `note must be a string, got ${describeValue(job.note)}`);
+    throw new InvalidArgumentError('note', `note must be a string, got ${describeValue(job.note)}`);
   }
   for (const key of ['paused', 'replaceExisting'] as const) {
     if (job[key] !== undefined && typeof job[key] !== 'boolean') {
-      throw new InvalidTriggerError(key, `${key} must be true or false, got ${describeValue(job[key])}`);
+      throw new InvalidArgumentError(key, `${key} must be true or false, got ${describeValue(job[key])}`);
     }
   }
 }
@@ -139,13 +141,13 @@ export function checkJobFields(job: JobOptions): void {
 export function checkArgs(args: unknown): unknown[] {
   if (args === undefined) return [];
   if (!Array.isArray(args)) {
-    throw new InvalidTriggerError('args', 'args must be an array: the arguments of the first step');
+    throw new InvalidArgumentError('args', 'args must be an array: the arguments of the first step');
   }
   // Run inputs travel as JSON: a BigInt, a cycle or a throwing toJSON would fail later, in the SDK.
   try {
     JSON.stringify(args);
   } catch (err) {
-    throw new InvalidTriggerError(
+    throw new InvalidArgumentError(
       'args',
       `args must be JSON values (strings, numbers, booleans, null, arrays, plain objects): ${(err as Error).message}`,
     );

@@ -4,7 +4,7 @@ import type {
   ScheduleSpec,
   ScheduleSpecDescription,
 } from '@temporalio/client';
-import { parseDuration } from '../pipeline/duration';
+import { parseDuration } from '../parse/duration';
 import { CRON_ALIASES } from '../schedule/cron';
 import type { Trigger } from '../schedule/trigger-types';
 

@@ -8,9 +8,8 @@ import {
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { UnknownStepError } from '../pipeline/errors';
 import { compileTrigger, validateTimezone, type CompiledTrigger } from '../schedule/compile-trigger';
-import { describeValue } from '../errors';
-import { InvalidTriggerError } from '../schedule/errors';
-import { parseInstant } from '../schedule/instant';
+import { describeValue, InvalidArgumentError } from '../errors';
+import { parseInstant } from '../parse/instant';
 import { compilePolicies, type JobPolicies } from '../schedule/policies';
 import { dueOneOff, type DueOneOff } from '../schedule/one-off-due';
 import { previewTrigger, type TriggerPreview } from '../schedule/preview';
@@ -204,9 +203,9 @@ export class PipelineScheduler {
 
   /** Runs the occurrences of a past window `[from, to]`, with the job's overlap policy. */
   async backfillJob(jobId: string, window: { from: Date | string; to: Date | string }): Promise<void> {
-    const start = instant(window.from, 'from');
-    const end = instant(window.to, 'to');
-    if (end <= start) throw new InvalidTriggerError('to', 'backfill "to" must be after "from"');
+    const start = parseInstant(window.from, 'from');
+    const end = parseInstant(window.to, 'to');
+    if (end <= start) throw new InvalidArgumentError('to', 'backfill "to" must be after "from"');
     const d = await this.describeOurs(jobId);
     await this.client.schedule.getHandle(jobId).backfill({ start, end, overlap: d.policies.overlap });
   }
@@ -227,7 +226,7 @@ export class PipelineScheduler {
   async getHistory(jobId: string, opts: JobHistoryOptions = {}): Promise<JobRun[]> {
     const limit = opts.limit ?? 20;
     if (!Number.isInteger(limit) || limit < 1) {
-      throw new InvalidTriggerError(
+      throw new InvalidArgumentError(
         'limit',
         `limit must be a whole number of 1 or more, got ${describeValue(limit)}`,
       );
@@ -266,7 +265,7 @@ export class PipelineScheduler {
 
   private checkOnError(name: string): void {
     if (typeof name !== 'string' || name === '') {
-      throw new InvalidTriggerError(
+      throw new InvalidArgumentError(
         'onError',
         'onError must be the name of an activity registered on the worker',
       );
@@ -366,20 +365,9 @@ export class PipelineScheduler {
    * scheduler's) and in UTC, computed locally exactly as the Temporal server will, plus a warning for every
    * date in the next 12 months where DST makes the job skip a run or run twice. Nothing is created.
    *
-   * @throws InvalidTriggerError for an invalid trigger, `n` or `from`.
+   * @throws InvalidTriggerError for an invalid trigger, InvalidArgumentError for an invalid `n` or `from`.
    */
   preview(trigger: Trigger, n: number, opts: { from?: Date | string } = {}): TriggerPreview {
     return previewTrigger(trigger, n, { ...opts, defaultTimezone: this.timezone });
   }
-}
-
-function instant(value: Date | string, field: string): Date {
-  const d = parseInstant(value);
-  if (!d) {
-    throw new InvalidTriggerError(
-      field,
-      `backfill "${field}" ${describeValue(value)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"`,
-    );
-  }
-  return d;
 }

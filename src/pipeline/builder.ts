@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { parseDuration } from './duration';
+import { parseDuration } from '../parse/duration';
 import { describeValue } from '../errors';
 import { PipelineSpecError, UnknownStepError } from './errors';
 import { checkKeys, checkOptionsObject, compileStep, type StepOptions } from './compile-step';
@@ -191,7 +191,10 @@ export function pipeline<Steps = unknown>(
       );
     }
   }
-  const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, 'timeout');
+  const timeoutMs =
+    options.timeout === undefined
+      ? undefined
+      : parseDuration(options.timeout, 'timeout', { error: PipelineSpecError });
   return new Pipeline(name, timeoutMs === undefined ? {} : { timeoutMs }, knownStepNames(options.steps));
 }
 

@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { parseDuration } from './duration';
+import { parseDuration } from '../parse/duration';
 import { describeValue } from '../errors';
 import { PipelineSpecError } from './errors';
 import type { RetrySpec, StepSpec } from './spec';
@@ -62,6 +62,10 @@ const EXAMPLES: Record<string, string> = {
   pipeline: "{ timeout: '1h' }",
 };
 
+/** A duration of a pipeline option; a bad one is a {@link PipelineSpecError} naming `field`. */
+const specDuration = (value: Duration, field: string) =>
+  parseDuration(value, field, { error: PipelineSpecError });
+
 /** Rejects options that are not a plain object (null, a string, an array...), naming them as `at`. */
 export function checkOptionsObject(options: unknown, at: string, what: string): asserts options is object {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
@@ -100,11 +104,11 @@ export function compileStep(
   checkKeys(options, [...STEP_OPTIONS, ...extraKeys], at, 'step');
   const step: StepSpec = { kind: 'step', id: options.id ?? name, activity: name };
   if (options.retry) step.retry = compileRetry(options.retry, `${at}.retry`);
-  if (options.timeout !== undefined) step.startToCloseMs = parseDuration(options.timeout, `${at}.timeout`);
+  if (options.timeout !== undefined) step.startToCloseMs = specDuration(options.timeout, `${at}.timeout`);
   if (options.scheduleToClose !== undefined) {
-    step.scheduleToCloseMs = parseDuration(options.scheduleToClose, `${at}.scheduleToClose`);
+    step.scheduleToCloseMs = specDuration(options.scheduleToClose, `${at}.scheduleToClose`);
   }
-  if (options.heartbeat !== undefined) step.heartbeatMs = parseDuration(options.heartbeat, `${at}.heartbeat`);
+  if (options.heartbeat !== undefined) step.heartbeatMs = specDuration(options.heartbeat, `${at}.heartbeat`);
   if (options.compensate !== undefined) step.compensate = options.compensate;
   if (options.compensateRetry) {
     step.compensateRetry = compileRetry(options.compensateRetry, `${at}.compensateRetry`);
@@ -126,7 +130,7 @@ export function compileRetry(retry: RetryOptions, at: string): RetrySpec {
     out.maximumAttempts = retry.maximumAttempts;
   }
   if (retry.initialInterval !== undefined) {
-    out.initialIntervalMs = parseDuration(retry.initialInterval, `${at}.initialInterval`);
+    out.initialIntervalMs = specDuration(retry.initialInterval, `${at}.initialInterval`);
   }
   if (retry.backoffCoefficient !== undefined) {
     if (typeof retry.backoffCoefficient !== 'number' || !(retry.backoffCoefficient >= 1)) {
@@ -138,7 +142,7 @@ export function compileRetry(retry: RetryOptions, at: string): RetrySpec {
     out.backoffCoefficient = retry.backoffCoefficient;
   }
   if (retry.maximumInterval !== undefined) {
-    out.maximumIntervalMs = parseDuration(retry.maximumInterval, `${at}.maximumInterval`);
+    out.maximumIntervalMs = specDuration(retry.maximumInterval, `${at}.maximumInterval`);
   }
   if (retry.nonRetryableErrorTypes !== undefined) {
     out.nonRetryableErrorTypes = [...retry.nonRetryableErrorTypes];

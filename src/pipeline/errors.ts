@@ -1,17 +1,11 @@
-import { describeValue, TemporalFlowError } from '../errors';
+import { describeValue, InvalidArgumentError, TemporalFlowError } from '../errors';
 
 /**
  * A pipeline definition or spec is invalid. `field` is the path of the offending value, e.g.
  * `steps[1].retry.backoffCoefficient`.
  */
-export class PipelineSpecError extends TemporalFlowError {
-  constructor(
-    readonly field: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super('INVALID_PIPELINE', message, options);
-  }
+export class PipelineSpecError extends InvalidArgumentError {
+  static override readonly code: string = 'INVALID_PIPELINE';
 }
 
 /**

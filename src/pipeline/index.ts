@@ -1,8 +1,6 @@
 export { pipeline, Pipeline, toPipelineSpec, DEFAULT_MAP_CONCURRENCY } from './builder';
 export type { BranchStep, MapOptions, ParallelOptions, PipelineLike, PipelineOptions } from './builder';
 export type { RetryOptions, StepOptions } from './compile-step';
-export { parseDuration } from './duration';
-export type { DurationInput } from './duration';
 export { PipelineSpecError, UnknownStepError } from './errors';
 export {
   activitiesOf,

@@ -1,12 +1,10 @@
 import type { ScheduleSpec } from '@temporalio/client';
 import { IANAZone } from 'luxon';
-import { MAX_DURATION_MS, parseDuration } from '../pipeline/duration';
-import { PipelineSpecError } from '../pipeline/errors';
-import type { Duration } from '@temporalio/common';
+import { MAX_DURATION_MS, parseDuration } from '../parse/duration';
+import { parseInstant } from '../parse/instant';
 import { compileCalendars } from './calendar';
 import { MAX_YEAR, MIN_YEAR, MONTH_NAMES } from './cron-fields';
 import { parseCron } from './cron';
-import { parseInstant } from './instant';
 import { InvalidTriggerError } from './errors';
 import type { FireSpec } from './fire-times';
 import { describeValue } from '../errors';
@@ -55,16 +53,6 @@ export function validateTimezone(tz: string, field = 'timezone'): string {
   return tz;
 }
 
-/** Parses a duration, reporting a bad one as a trigger error. */
-export function triggerDuration(value: Duration, field: string, allowZero = false): number {
-  try {
-    return parseDuration(value, field, { allowZero });
-  } catch (err) {
-    if (err instanceof PipelineSpecError) throw new InvalidTriggerError(field, err.message, { cause: err });
-    throw err;
-  }
-}
-
 const UNIT_MS = {
   seconds: 1_000,
   minutes: 60_000,
@@ -80,7 +68,7 @@ export function intervalMs(trigger: IntervalTrigger): number {
     throw new InvalidTriggerError('every', `give either "every" or ${units.join('/')}, not both`);
   }
   if (trigger.every !== undefined) {
-    const every = triggerDuration(trigger.every, 'every');
+    const every = parseDuration(trigger.every, 'every', { error: InvalidTriggerError });
     if (every < 1_000) {
       throw new InvalidTriggerError('every', `an interval must be at least 1 second, got ${every} ms`);
     }
@@ -145,13 +133,7 @@ export function triggerKind(trigger: Trigger): TriggerKind {
 
 function compileRunAt(trigger: OneOffTrigger): Date {
   const raw = trigger.runAt;
-  const date = parseInstant(raw);
-  if (!date) {
-    throw new InvalidTriggerError(
-      'runAt',
-      `runAt ${describeValue(raw)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2026-12-31T23:59:59Z"`,
-    );
-  }
+  const date = parseInstant(raw, 'runAt', { error: InvalidTriggerError });
   const year = date.getUTCFullYear();
   if (year < MIN_YEAR || year > MAX_YEAR) {
     throw new InvalidTriggerError(
@@ -200,7 +182,10 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
     case 'interval': {
       const t = trigger as IntervalTrigger;
       const every = intervalMs(t);
-      const offset = t.offset === undefined ? 0 : triggerDuration(t.offset, 'offset', true);
+      const offset =
+        t.offset === undefined
+          ? 0
+          : parseDuration(t.offset, 'offset', { allowZero: true, error: InvalidTriggerError });
       const unit = (Object.keys(UNIT_MS) as (keyof typeof UNIT_MS)[]).find((u) => t[u] !== undefined);
       const everySec = wholeSeconds(every, t.every !== undefined || !unit ? 'every' : unit);
       const offsetSec = wholeSeconds(offset, 'offset');

@@ -1,25 +1,14 @@
-import { TemporalFlowError } from '../errors';
+import { InvalidArgumentError } from '../errors';
 
 /**
- * A trigger (cron, calendar, interval, one-off, time zone) or a job policy is invalid. `field` names the
- * option, and the message says what was wrong and what to write instead.
+ * A trigger (cron, calendar, interval, one-off, time zone) is invalid. `field` names the option, and the
+ * message says what was wrong and what to write instead.
  */
-export class InvalidTriggerError extends TemporalFlowError {
-  constructor(
-    readonly field: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super('INVALID_TRIGGER', message, options);
-  }
+export class InvalidTriggerError extends InvalidArgumentError {
+  static override readonly code: string = 'INVALID_TRIGGER';
 }
 
 /** A job policy (maxInstances, coalesce, misfireGraceTime, overlap, ...) is invalid. */
-export class InvalidPolicyError extends TemporalFlowError {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super('INVALID_POLICY', message);
-  }
+export class InvalidPolicyError extends InvalidArgumentError {
+  static override readonly code: string = 'INVALID_POLICY';
 }

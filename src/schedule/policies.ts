@@ -1,8 +1,8 @@
 import type { ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
-import { triggerDuration } from './compile-trigger';
-import { InvalidPolicyError, InvalidTriggerError } from './errors';
-import { parseInstant } from './instant';
+import { parseDuration } from '../parse/duration';
+import { parseInstant } from '../parse/instant';
+import { InvalidPolicyError } from './errors';
 import { describeValue } from '../errors';
 
 /**
@@ -56,18 +56,6 @@ const OVERLAPS = [
   'ALLOW_ALL',
 ] as const;
 
-function instant(value: string | Date, field: string): Date {
-  // A string without an offset would be read in the client's local zone: parseInstant refuses to guess.
-  const d = parseInstant(value);
-  if (!d) {
-    throw new InvalidPolicyError(
-      field,
-      `${field} ${describeValue(value)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"`,
-    );
-  }
-  return d;
-}
-
 /**
  * Maps APScheduler-style and Temporal-style policies onto Temporal's schedule policies.
  *
@@ -109,14 +97,11 @@ export function compilePolicies(p: JobPolicies): CompiledPolicies {
   const overlap: ScheduleOverlapPolicy =
     p.overlap ?? (maxInstances > 1 ? 'ALLOW_ALL' : p.coalesce === false ? 'BUFFER_ALL' : 'SKIP');
 
-  const duration = (value: Duration, field: string) => {
-    try {
-      return triggerDuration(value, field);
-    } catch (err) {
-      if (err instanceof InvalidTriggerError) throw new InvalidPolicyError(field, err.message);
-      throw err;
-    }
-  };
+  const duration = (value: Duration, field: string) =>
+    parseDuration(value, field, { error: InvalidPolicyError });
+  // A string without an offset would be read in the client's local zone: parseInstant refuses to guess.
+  const instant = (value: string | Date, field: string) =>
+    parseInstant(value, field, { error: InvalidPolicyError });
   const misfireGraceMs =
     p.misfireGraceTime === undefined ? undefined : duration(p.misfireGraceTime, 'misfireGraceTime');
   let catchupWindowMs =

@@ -1,11 +1,10 @@
 import { DateTime } from 'luxon';
 import { compileTrigger } from './compile-trigger';
 import { dstWarnings, type DstWarning } from './dst';
-import { InvalidTriggerError } from './errors';
-import { parseInstant } from './instant';
+import { parseInstant } from '../parse/instant';
 import { FireTimes } from './fire-times';
 import type { Trigger } from './trigger-types';
-import { describeValue } from '../errors';
+import { describeValue, InvalidArgumentError } from '../errors';
 
 /** One upcoming run. */
 export interface PreviewFireTime {
@@ -37,13 +36,7 @@ export interface PreviewOptions {
 export const MAX_PREVIEW = 1000;
 
 function fromInstant(from: Date | string | undefined): number {
-  const ms = from === undefined ? Date.now() : parseInstant(from)?.getTime();
-  if (ms === undefined) {
-    throw new InvalidTriggerError(
-      'from',
-      `from ${describeValue(from)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset`,
-    );
-  }
+  const ms = from === undefined ? Date.now() : parseInstant(from, 'from').getTime();
   return Math.floor(ms / 1000);
 }
 
@@ -66,11 +59,11 @@ function format(sec: number, zone: string): PreviewFireTime {
  * // dstWarnings[0].message: '2027-03-28 02:30 Europe/Paris does not exist (clocks go 02:00 -> 03:00): Temporal skips this run'
  * ```
  *
- * @throws InvalidTriggerError for an invalid trigger, `n` or `from`.
+ * @throws InvalidTriggerError for an invalid trigger, InvalidArgumentError for an invalid `n` or `from`.
  */
 export function previewTrigger(trigger: Trigger, n: number, opts: PreviewOptions = {}): TriggerPreview {
   if (!Number.isInteger(n) || n < 1 || n > MAX_PREVIEW) {
-    throw new InvalidTriggerError(
+    throw new InvalidArgumentError(
       'n',
       `n must be a whole number from 1 to ${MAX_PREVIEW}, got ${describeValue(n)}`,
     );

@@ -1,4 +1,4 @@
-import { TemporalFlowError } from '../errors';
+import { InvalidArgumentError, TemporalFlowError } from '../errors';
 
 /** One of temporal-flow's search attribute names exists in the namespace with another type. */
 export class SearchAttributeTypeError extends TemporalFlowError {
@@ -50,13 +50,7 @@ export class SetupNotPermittedError extends TemporalFlowError {
   }
 }
 
-/** A retention that is not a duration, or shorter than Temporal's minimum of one day. */
-export class InvalidRetentionError extends TemporalFlowError {
-  constructor(
-    readonly value: unknown,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super('INVALID_RETENTION', message, options);
-  }
+/** A retention that is not a duration, or shorter than Temporal's minimum of one day. `field` is `retention`. */
+export class InvalidRetentionError extends InvalidArgumentError {
+  static override readonly code: string = 'INVALID_RETENTION';
 }

@@ -1,5 +1,6 @@
 import type { Duration } from '@temporalio/common';
-import { msToNumber } from '@temporalio/common/lib/time';
+import { describeValue } from '../errors';
+import { parseDuration } from '../parse/duration';
 import { InvalidRetentionError } from './errors';
 
 const DAY_MS = 24 * 3600_000;
@@ -16,26 +17,18 @@ export const RECOMMENDED_RETENTION_MS = 7 * DAY_MS;
 /**
  * Parses a retention (`'30d'`, `'720h'`, or milliseconds).
  *
+ * @param field where the value came from, named by the error. @default 'retention'
  * @throws InvalidRetentionError when it is not a duration or is under one day.
  */
-export function parseRetention(input: Duration): number {
-  let ms: number;
-  try {
-    ms = msToNumber(input);
-  } catch (err) {
+export function parseRetention(input: Duration, field = 'retention'): number {
+  const ms = parseDuration(input, field, { error: InvalidRetentionError });
+  if (ms < MIN_RETENTION_MS) {
     throw new InvalidRetentionError(
-      input,
-      `retention ${JSON.stringify(input)} is not a duration: write it as '30d', '720h' or milliseconds`,
-      { cause: err },
+      field,
+      `${field} ${describeValue(input)} is under one day, Temporal's minimum: write '1d' or more (30d is a good default)`,
     );
   }
-  if (!Number.isFinite(ms) || ms < MIN_RETENTION_MS) {
-    throw new InvalidRetentionError(
-      input,
-      `retention ${JSON.stringify(input)} is under one day, Temporal's minimum: write '1d' or more (30d is a good default)`,
-    );
-  }
-  return Math.round(ms);
+  return ms;
 }
 
 /** `30 days`, `1.5 days`, `12 hours`: how retention is shown. */

@@ -1,6 +1,6 @@
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { ATTEMPT_MARKER_TYPE } from '../workflows/run-types';
+import { ATTEMPT_MARKER_TYPE } from '../workflows/failure-types';
 
 /**
  * Temporal does not tell a workflow how many attempts a failed activity made. This interceptor puts the

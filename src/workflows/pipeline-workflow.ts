@@ -12,8 +12,8 @@ import { PIPELINE_SPEC_VERSION } from '../pipeline/version';
 import { ProgressTracker } from './progress';
 import { reportRunFinished } from './run-finished';
 import { runNode, StepFailed } from './run-nodes';
+import { PIPELINE_FAILED, PIPELINE_INPUT_INVALID } from './failure-types';
 import {
-  PIPELINE_FAILED,
   PROGRESS_QUERY,
   type PipelineFailureDetails,
   type PipelineProgress,
@@ -22,9 +22,6 @@ import {
 } from './run-types';
 import { Saga } from './saga';
 import { rootFailure } from './step-options';
-
-/** `ApplicationFailure.type` of a run whose input the interpreter cannot read (bad version, unknown step). */
-export const PIPELINE_INPUT_INVALID = 'PipelineInputInvalid';
 
 export const progressQuery = defineQuery<PipelineProgress>(PROGRESS_QUERY);
 

@@ -8,9 +8,7 @@ import type { MapSpec, NodeSpec, ParallelSpec, StepSpec } from '../pipeline/spec
 import type { ProgressTracker } from './progress';
 import type { Saga } from './saga';
 import { activityOptions, attemptsOf } from './step-options';
-
-/** `ApplicationFailure.type` when a map node's input is not an array. */
-export const MAP_INPUT_NOT_ARRAY = 'PipelineMapInputNotArray';
+import { MAP_INPUT_NOT_ARRAY } from './failure-types';
 
 type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 

@@ -8,15 +8,6 @@ import type { PipelineSpec } from '../pipeline/spec';
 /** Workflow type name of the interpreter. Persisted in every history and schedule: never rename. */
 export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
 
-/** ApplicationFailure type of a run that failed for good. */
-export const PIPELINE_FAILED = 'PipelineFailed';
-
-/**
- * `ApplicationFailure.type` of the marker the worker's activity interceptor puts in the cause chain of a
- * step's failure, carrying the attempt number.
- */
-export const ATTEMPT_MARKER_TYPE = 'TflowAttempt';
-
 /** Name of the query that returns {@link PipelineProgress}. */
 export const PROGRESS_QUERY = 'progress';
 

@@ -5,7 +5,7 @@
 import { ActivityFailure, ApplicationFailure, type ActivityOptions } from '@temporalio/workflow';
 import { RetryState, type RetryPolicy } from '@temporalio/common';
 import type { MapSpec, RetrySpec, StepSpec } from '../pipeline/spec';
-import { ATTEMPT_MARKER_TYPE } from './run-types';
+import { ATTEMPT_MARKER_TYPE } from './failure-types';
 
 /** Default attempt timeout of a step that sets none: long enough for real work, short enough to notice a hang. */
 export const DEFAULT_START_TO_CLOSE_MS = 10 * 60_000;

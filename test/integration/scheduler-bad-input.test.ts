@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { JobAlreadyExistsError } from '../../src/client/errors';
-import { TemporalFlowError } from '../../src/errors';
+import { InvalidArgumentError, TemporalFlowError } from '../../src/errors';
 import { pipeline, PipelineSpecError, UnknownStepError } from '../../src/pipeline';
 import { InvalidPolicyError, InvalidTriggerError } from '../../src/schedule/errors';
 import { connectTest, type TestContext } from '../helpers/temporal';
@@ -227,15 +227,22 @@ const CASES: BadJob[] = [
     name: 'args not an array',
     verb: 'scheduleInterval',
     options: { every: '1h', args: 'eu' },
-    error: InvalidTriggerError,
+    error: InvalidArgumentError,
     says: 'args must be an array',
   },
   {
     name: 'unknown option',
     verb: 'scheduleInterval',
     options: { every: '1h', max_instances: 2 },
-    error: InvalidTriggerError,
+    error: InvalidArgumentError,
     says: 'unknown job option "max_instances"',
+  },
+  {
+    name: 'onError not a name',
+    verb: 'scheduleInterval',
+    options: { every: '1h', onError: '' },
+    error: InvalidArgumentError,
+    says: 'onError must be the name of an activity',
   },
 ];
 
@@ -271,6 +278,7 @@ describe('bad job input through PipelineScheduler: a typed error, and nothing cr
     ) => Promise<string>;
     const err = await call(etl, { jobId, ...options }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(error);
+    expect((err as Error).constructor).toBe(error);
     expect((err as Error).message).toMatch(says);
     expect(await exists(jobId)).toBe(false);
   });
@@ -296,5 +304,20 @@ describe('bad job input through PipelineScheduler: a typed error, and nothing cr
       PipelineSpecError,
     );
     expect(await exists(jobId)).toBe(false);
+  });
+});
+
+describe('arguments that are neither a trigger nor a policy: InvalidArgumentError naming them', () => {
+  it.each([
+    ['from', () => scheduler.backfillJob('never-read', { from: '2027-01-01', to: '2027-01-02T00:00:00Z' })],
+    [
+      'to',
+      () => scheduler.backfillJob('never-read', { from: '2027-01-02T00:00:00Z', to: '2027-01-01T00:00:00Z' }),
+    ],
+    ['limit', () => scheduler.getHistory('never-read', { limit: 0 })],
+  ] as const)('%s', async (field, call) => {
+    const err = await call().catch((e: unknown) => e);
+    expect((err as Error).constructor).toBe(InvalidArgumentError);
+    expect(err).toMatchObject({ field, code: 'INVALID_ARGUMENT' });
   });
 });

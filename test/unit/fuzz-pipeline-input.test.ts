@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pipeline, toPipelineSpec } from '../../src/pipeline/builder';
-import { parseDuration } from '../../src/pipeline/duration';
+import { InvalidArgumentError } from '../../src/errors';
+import { parseDuration } from '../../src/parse/duration';
 import { PipelineSpecError } from '../../src/pipeline/errors';
 import {
   activitiesOf,
@@ -131,13 +132,13 @@ describe('fuzz: pipeline specs, builder calls and durations give a result or a t
     );
   });
 
-  it('parseDuration: whole milliseconds >= 0, or a PipelineSpecError naming the field', () => {
+  it('parseDuration: whole milliseconds >= 0, or an InvalidArgumentError naming the field', () => {
     fc.assert(
       fc.property(duration, fc.boolean(), (input, allowZero) => {
         const out = typedOutcome(() => parseDuration(input, 'retry.initialInterval', { allowZero }));
         if (!out.ok) {
-          expect(out.error).toBeInstanceOf(PipelineSpecError);
-          expect((out.error as PipelineSpecError).field).toBe('retry.initialInterval');
+          expect(out.error).toBeInstanceOf(InvalidArgumentError);
+          expect((out.error as InvalidArgumentError).field).toBe('retry.initialInterval');
         } else {
           const n = out.value as number;
           expect(Number.isSafeInteger(n) && n >= (allowZero ? 0 : 1)).toBe(true);

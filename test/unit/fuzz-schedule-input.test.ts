@@ -4,7 +4,7 @@ import { asGiven, checkArgs, checkJobFields, splitOptions } from '../../src/clie
 import { compileTrigger } from '../../src/schedule/compile-trigger';
 import { parseCron } from '../../src/schedule/cron';
 import { InvalidPolicyError, InvalidTriggerError } from '../../src/schedule/errors';
-import { parseInstant } from '../../src/schedule/instant';
+import { parseInstant } from '../../src/parse/instant';
 import { compilePolicies, type JobPolicies } from '../../src/schedule/policies';
 import { previewTrigger } from '../../src/schedule/preview';
 import type { Trigger } from '../../src/schedule/trigger-types';
@@ -143,7 +143,8 @@ describe('fuzz: triggers, instants, job options and policies give a result or a 
       fc.property(
         instant.filter((v) => v !== undefined),
         (value) => {
-          const parsed = parseInstant(value);
+          const read = typedOutcome(() => parseInstant(value, 'at'));
+          const parsed = read.ok ? (read.value as Date) : undefined;
           const runAt = typedOutcome(() => compileTrigger({ runAt: value as string }, 'UTC'));
           const startAt = typedOutcome(() => compilePolicies({ startAt: value as string }));
           const from = typedOutcome(() => previewTrigger({ cron: '@daily' }, 1, { from: value as string }));

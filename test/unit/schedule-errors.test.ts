@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TemporalFlowError } from '../../src/errors';
+import { InvalidArgumentError, TemporalFlowError } from '../../src/errors';
 import { compileTrigger } from '../../src/schedule/compile-trigger';
 import { InvalidPolicyError, InvalidTriggerError } from '../../src/schedule/errors';
 import { compilePolicies, type JobPolicies } from '../../src/schedule/policies';
@@ -14,7 +14,7 @@ import type { Trigger } from '../../src/schedule/trigger-types';
 interface BadCase {
   name: string;
   run: () => unknown;
-  error: typeof InvalidTriggerError | typeof InvalidPolicyError;
+  error: typeof InvalidArgumentError;
   field: string;
   message: string;
 }
@@ -24,6 +24,8 @@ const cron = (c: string) => trigger({ cron: c });
 const policies = (p: unknown) => () => compilePolicies(p as JobPolicies);
 const T = InvalidTriggerError;
 const P = InvalidPolicyError;
+/** Arguments that are neither a trigger nor a policy (a preview's `n` and `from`). */
+const A = InvalidArgumentError;
 
 const CASES: BadCase[] = [
   // cron: what Temporal would misread
@@ -325,7 +327,7 @@ const CASES: BadCase[] = [
     error: T,
     field: 'runAt',
     message:
-      'runAt "2027-01-01T10:00:00" is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2026-12-31T23:59:59Z"',
+      'runAt "2027-01-01T10:00:00" is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"',
   },
   {
     name: 'runAt outside Temporal years',
@@ -422,16 +424,17 @@ const CASES: BadCase[] = [
   {
     name: 'preview of 0 runs',
     run: () => previewTrigger({ cron: '@daily' }, 0),
-    error: T,
+    error: A,
     field: 'n',
     message: 'n must be a whole number from 1 to 1000, got 0',
   },
   {
     name: 'preview from a local date',
     run: () => previewTrigger({ cron: '@daily' }, 1, { from: '2027-01-01' }),
-    error: T,
+    error: A,
     field: 'from',
-    message: 'from "2027-01-01" is not an instant: give a Date or an ISO 8601 string with "Z" or an offset',
+    message:
+      'from "2027-01-01" is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"',
   },
 ];
 
@@ -446,6 +449,7 @@ describe('bad schedule input gets a typed error that says what to write instead'
       caught = err;
     }
     expect(caught).toBeInstanceOf(error);
+    expect((caught as Error).constructor).toBe(error);
     expect(caught).toBeInstanceOf(TemporalFlowError);
     expect(caught).toMatchObject({ field, message });
   });

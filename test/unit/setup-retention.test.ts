@@ -20,7 +20,10 @@ describe('parseRetention', () => {
       '12h',
       `retention "12h" is under one day, Temporal's minimum: write '1d' or more (30d is a good default)`,
     ],
-    ['a month', `retention "a month" is not a duration: write it as '30d', '720h' or milliseconds`],
+    [
+      'a month',
+      `retention "a month" is not a duration: write milliseconds as a number or a string such as '30s', '5m', '2h', '1d'`,
+    ],
   ])('refuses %j', (input, message) => {
     expect(() => parseRetention(input)).toThrow(InvalidRetentionError);
     expect(() => parseRetention(input)).toThrow(message);

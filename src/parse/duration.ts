@@ -1,7 +1,6 @@
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { Duration } from '@temporalio/common';
-import { describeValue } from '../errors';
-import { PipelineSpecError } from './errors';
+import { describeValue, InvalidArgumentError, type InvalidArgumentErrorClass } from '../errors';
 
 /** A duration as users write it: milliseconds as a number, or a string such as `'30s'`, `'5m'`, `'1 day'`. */
 export type DurationInput = Duration;
@@ -9,23 +8,31 @@ export type DurationInput = Duration;
 /** Longest duration accepted: `'100y'` (Temporal cuts longer timeouts to 100 years). */
 export const MAX_DURATION_MS = 100 * 365.25 * 86_400_000;
 
+/** Options of {@link parseDuration}. */
+export interface ParseDurationOptions {
+  /** Accept zero (an offset), else a duration must be greater than zero. @default false */
+  allowZero?: boolean;
+  /**
+   * The class of the error thrown, of the caller's kind (e.g. `InvalidTriggerError` for `every`), so that
+   * the error is created once, already naming the field. @default InvalidArgumentError
+   */
+  error?: InvalidArgumentErrorClass;
+}
+
 /**
  * Parses a duration into whole milliseconds. `field` names where the value came from, so that the error
  * can say `retry.initialInterval "2 parsecs" is not a duration`.
  *
- * @throws PipelineSpecError when the value is not a duration, not strictly positive (or negative, with
- * `allowZero`), or longer than {@link MAX_DURATION_MS}.
+ * @throws InvalidArgumentError (or `opts.error`) naming `field` when the value is not a duration, not
+ * strictly positive (or negative, with `allowZero`), or longer than {@link MAX_DURATION_MS}.
  */
-export function parseDuration(
-  input: DurationInput,
-  field: string,
-  opts: { allowZero?: boolean } = {},
-): number {
+export function parseDuration(input: DurationInput, field: string, opts: ParseDurationOptions = {}): number {
+  const Failure = opts.error ?? InvalidArgumentError;
   let ms: number;
   try {
     ms = msToNumber(input);
   } catch (err) {
-    throw new PipelineSpecError(
+    throw new Failure(
       field,
       `${field} ${describeValue(input)} is not a duration: write milliseconds as a number or a string such as '30s', '5m', '2h', '1d'`,
       { cause: err },
@@ -34,13 +41,13 @@ export function parseDuration(
   // Rounded first: 0.4 ms is no time at all, and must not pass as "greater than zero".
   ms = Math.round(ms);
   if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !opts.allowZero)) {
-    throw new PipelineSpecError(
+    throw new Failure(
       field,
       `${field} ${describeValue(input)} must be ${opts.allowZero ? 'zero or more' : 'greater than zero'}`,
     );
   }
   if (ms > MAX_DURATION_MS) {
-    throw new PipelineSpecError(
+    throw new Failure(
       field,
       `${field} ${describeValue(input)} is longer than 100 years, the longest duration Temporal keeps (it rejects intervals past 10,000 years and cuts timeouts to 100)`,
     );

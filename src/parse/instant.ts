@@ -1,4 +1,5 @@
-import { daysInMonth } from './zone-clock';
+import { daysInMonth } from '../schedule/zone-clock';
+import { describeValue, InvalidArgumentError, type InvalidArgumentErrorClass } from '../errors';
 
 /*
  * Instants as users give them (runAt, startAt/endAt, backfill from/to, preview from): a Date, or an ISO 8601
@@ -16,11 +17,28 @@ const MIN_TIMESTAMP_YEAR = 1;
 const MAX_TIMESTAMP_YEAR = 9999;
 
 /**
- * Reads an instant, or returns undefined when the value is not one: not a valid Date, not an ISO 8601
- * string with an offset, a date or time that does not exist (February 30, 25:00), or a year outside
- * 0001-9999. Callers throw their own typed error naming the field.
+ * Reads an instant: a valid Date, or an ISO 8601 string with an offset, of a date and time that exist
+ * (not February 30, not 25:00), in the years 0001-9999.
+ *
+ * @param field where the value came from (`runAt`, `startAt`, `from`, ...), named by the error.
+ * @param opts.error the class of the error thrown, of the caller's kind (e.g. `InvalidTriggerError` for
+ * `runAt`). @default InvalidArgumentError
+ * @throws InvalidArgumentError (or `opts.error`) naming `field` when the value is not such an instant.
  */
-export function parseInstant(value: unknown): Date | undefined {
+export function parseInstant(
+  value: unknown,
+  field: string,
+  opts: { error?: InvalidArgumentErrorClass } = {},
+): Date {
+  const date = readInstant(value);
+  if (date) return date;
+  throw new (opts.error ?? InvalidArgumentError)(
+    field,
+    `${field} ${describeValue(value)} is not an instant: give a Date or an ISO 8601 string with "Z" or an offset, e.g. "2027-01-01T00:00:00Z"`,
+  );
+}
+
+function readInstant(value: unknown): Date | undefined {
   let date: Date;
   if (value instanceof Date) {
     date = new Date(value.getTime());
