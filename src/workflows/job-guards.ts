@@ -17,7 +17,7 @@ import { reportRunFinished, scheduleLagMs } from './run-finished';
 import { judgedOccurrence } from './coalesce';
 import { judgedBehindPredecessor } from './judged-at';
 import { OUTCOME_SEARCH_ATTRIBUTE } from './search-attributes';
-import { progressQuery } from './pipeline-workflow';
+import { progressQuery } from './interpreter';
 
 /*
  * The job policies a schedule alone cannot make exact, enforced by the scheduled run itself:
