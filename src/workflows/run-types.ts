@@ -1,4 +1,5 @@
 import type { PipelineSpec } from '../pipeline/spec';
+import type { SkipReason } from './outcomes';
 
 /*
  * Shapes persisted in workflow histories: the run input, the result and the failure details. Add optional
@@ -121,7 +122,7 @@ export interface PipelineRunResult {
   /** Output of the last step (completed runs). */
   output?: unknown;
   /** Why a run was skipped: `misfire` (started too late) or `max-instances` (too many running). */
-  skipReason?: 'misfire' | 'max-instances';
+  skipReason?: SkipReason;
   /**
    * A late scheduled run of a coalescing job: the latest missed occurrence it stood for (ISO 8601), whose
    * lateness the misfire grace was measured against. Absent when the run stood for its own nominal time.

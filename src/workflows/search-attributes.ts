@@ -11,7 +11,8 @@ export const PIPELINE_SEARCH_ATTRIBUTE = defineSearchAttributeKey(
 );
 
 /**
- * How a scheduled run ended when it did not run its steps: `skipped:misfire` or `skipped:max-instances`.
+ * How a scheduled run ended when it did not run its steps: `skipped:misfire` or `skipped:max-instances`
+ * (values defined in outcomes.ts).
  * Upserted by the run itself, so that the job's history (a visibility query) shows skipped runs and why.
  */
 export const OUTCOME_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowOutcome', SearchAttributeType.KEYWORD);
