@@ -4,7 +4,11 @@ import {
   type Client,
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
-import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from '../workflows/search-attributes';
+import {
+  OUTCOME_SEARCH_ATTRIBUTE,
+  SCHEDULED_BY_ID_ATTRIBUTE,
+  SCHEDULED_START_TIME_ATTRIBUTE,
+} from '../workflows/search-attributes';
 import { skipReasonOf } from '../workflows/outcomes';
 import { JUDGED_AT_MEMO, STANDS_FOR_MEMO } from '../workflows/run-types';
 import type { JobRun, JobRunStatus } from './job-types';
@@ -76,7 +80,9 @@ export async function listJobRuns(
   recent: { workflowId: string; runId: string }[] = [],
 ): Promise<JobRun[]> {
   const byRun = new Map<string, JobRun>();
-  for await (const wf of client.workflow.list({ query: `TemporalScheduledById = ${queryLiteral(jobId)}` })) {
+  for await (const wf of client.workflow.list({
+    query: `${SCHEDULED_BY_ID_ATTRIBUTE.name} = ${queryLiteral(jobId)}`,
+  })) {
     byRun.set(wf.runId, toRun(wf));
   }
   await Promise.all(

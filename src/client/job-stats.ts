@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { SKIPPED_OUTCOMES } from '../workflows/outcomes';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
-import { OUTCOME_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
+import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_BY_ID_ATTRIBUTE } from '../workflows/search-attributes';
 import { queryLiteral } from './job-history';
 import type { JobListing, JobStats } from './job-types';
 
@@ -10,7 +10,7 @@ import type { JobListing, JobStats } from './job-types';
  * flight, runs that skipped themselves, failed runs). Eventually consistent like every visibility read.
  */
 
-const SCHEDULED_RUNS = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND TemporalScheduledById IS NOT NULL`;
+const SCHEDULED_RUNS = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND ${SCHEDULED_BY_ID_ATTRIBUTE.name} IS NOT NULL`;
 
 /** Builds the stats of these jobs (described: with counters). */
 export async function computeStats(client: Client, jobs: JobListing[]): Promise<JobStats> {

@@ -30,11 +30,17 @@ export const SCHEDULED_START_TIME_ATTRIBUTE = defineSearchAttributeKey(
   SearchAttributeType.DATETIME,
 );
 
+/** Temporal's own: the id of the schedule that started a run (set by the schedule; absent on other runs). */
+export const SCHEDULED_BY_ID_ATTRIBUTE = defineSearchAttributeKey(
+  'TemporalScheduledById',
+  SearchAttributeType.KEYWORD,
+);
+
 /** Every custom search attribute the project needs, with its Temporal type name. */
 export const TFLOW_SEARCH_ATTRIBUTES: Readonly<
   Record<string, 'Keyword' | 'Text' | 'Int' | 'Datetime' | 'Bool'>
 > = {
-  TflowPipeline: 'Keyword',
-  TflowOutcome: 'Keyword',
-  TflowJob: 'Keyword',
+  [PIPELINE_SEARCH_ATTRIBUTE.name]: 'Keyword',
+  [OUTCOME_SEARCH_ATTRIBUTE.name]: 'Keyword',
+  [JOB_SEARCH_ATTRIBUTE.name]: 'Keyword',
 };
