@@ -6,7 +6,10 @@ import type { SkipReason } from './outcomes';
  * fields only; renaming or removing one breaks the replay of recorded runs.
  */
 
-/** Workflow type name of the interpreter. Persisted in every history and schedule: never rename. */
+/**
+ * Type name of `pipelineWorkflow`, the one workflow registered for runs. Persisted in every history and
+ * schedule: never rename.
+ */
 export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
 
 /** ApplicationFailure type of a run that failed for good. */
