@@ -5,6 +5,7 @@ import {
   type ScheduleExecutionResult,
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
+import { skipReasonOf } from '../workflows/outcomes';
 import { FIRST_TASK_MEMO, JUDGED_AT_MEMO } from '../workflows/run-types';
 import { OUTCOME_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
 
@@ -57,7 +58,7 @@ function readyAfter(run: WorkflowExecutionDescription, closedAt: number): number
   const firstTask = memoInstant(run, FIRST_TASK_MEMO);
   // A run without them was judged at its first task; only its close is known: count from there.
   if (judgedAt === undefined || firstTask === undefined) return closedAt;
-  const skipped = run.typedSearchAttributes.get(OUTCOME_SEARCH_ATTRIBUTE) === 'skipped:misfire';
+  const skipped = skipReasonOf(run.typedSearchAttributes.get(OUTCOME_SEARCH_ATTRIBUTE)) === 'misfire';
   return skipped ? judgedAt : judgedAt + (closedAt - firstTask);
 }
 

@@ -4,7 +4,12 @@ import {
   type Client,
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
-import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from '../workflows/search-attributes';
+import {
+  OUTCOME_SEARCH_ATTRIBUTE,
+  SCHEDULED_BY_ID_ATTRIBUTE,
+  SCHEDULED_START_TIME_ATTRIBUTE,
+} from '../workflows/search-attributes';
+import { skipReasonOf } from '../workflows/outcomes';
 import { JUDGED_AT_MEMO, STANDS_FOR_MEMO } from '../workflows/run-types';
 import type { JobRun, JobRunStatus } from './job-types';
 
@@ -32,12 +37,7 @@ export function queryLiteral(value: string): string {
 function toRun(wf: Omit<WorkflowExecutionInfo, 'raw'>): JobRun {
   const outcome = wf.typedSearchAttributes.get(OUTCOME_SEARCH_ATTRIBUTE);
   const nominal = wf.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
-  const skipReason =
-    outcome === 'skipped:misfire'
-      ? 'misfire'
-      : outcome === 'skipped:max-instances'
-        ? 'max-instances'
-        : undefined;
+  const skipReason = skipReasonOf(outcome);
   const status = skipReason ? 'skipped' : (STATUS[wf.status.name] ?? 'running');
   const standsFor = wf.memo?.[STANDS_FOR_MEMO];
   const judgedAt = wf.memo?.[JUDGED_AT_MEMO];
@@ -80,7 +80,9 @@ export async function listJobRuns(
   recent: { workflowId: string; runId: string }[] = [],
 ): Promise<JobRun[]> {
   const byRun = new Map<string, JobRun>();
-  for await (const wf of client.workflow.list({ query: `TemporalScheduledById = ${queryLiteral(jobId)}` })) {
+  for await (const wf of client.workflow.list({
+    query: `${SCHEDULED_BY_ID_ATTRIBUTE.name} = ${queryLiteral(jobId)}`,
+  })) {
     byRun.set(wf.runId, toRun(wf));
   }
   await Promise.all(

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
+import { SKIPPED_OUTCOMES } from '../workflows/outcomes';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
+import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_BY_ID_ATTRIBUTE } from '../workflows/search-attributes';
 import { queryLiteral } from './job-history';
 import type { JobListing, JobStats } from './job-types';
 
@@ -8,7 +10,7 @@ import type { JobListing, JobStats } from './job-types';
  * flight, runs that skipped themselves, failed runs). Eventually consistent like every visibility read.
  */
 
-const SCHEDULED_RUNS = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND TemporalScheduledById IS NOT NULL`;
+const SCHEDULED_RUNS = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND ${SCHEDULED_BY_ID_ATTRIBUTE.name} IS NOT NULL`;
 
 /** Builds the stats of these jobs (described: with counters). */
 export async function computeStats(client: Client, jobs: JobListing[]): Promise<JobStats> {
@@ -25,7 +27,7 @@ export async function computeStats(client: Client, jobs: JobListing[]): Promise<
   const [running, selfSkipped] = await Promise.all([
     client.workflow.count(`${SCHEDULED_RUNS} AND ExecutionStatus = 'Running'`),
     client.workflow.count(
-      `${SCHEDULED_RUNS} AND TflowOutcome IN ('skipped:misfire', 'skipped:max-instances')`,
+      `${SCHEDULED_RUNS} AND ${OUTCOME_SEARCH_ATTRIBUTE.name} IN (${SKIPPED_OUTCOMES.map(queryLiteral).join(', ')})`,
     ),
   ]);
   // A job is failing when the latest run the schedule started has failed; asked in batches of ids.

@@ -1,5 +1,6 @@
 import type { JobPolicies } from '../schedule/policies';
 import type { Trigger } from '../schedule/trigger-types';
+import type { SkipReason } from '../workflows/outcomes';
 
 /*
  * What PipelineScheduler returns about jobs and their runs. `XDescription`-like outputs; inputs live
@@ -104,7 +105,7 @@ export interface JobRun {
   runId: string;
   status: JobRunStatus;
   /** Why the run skipped its steps (status `skipped`). */
-  skipReason?: 'misfire' | 'max-instances';
+  skipReason?: SkipReason;
   /** Nominal time (`TemporalScheduledStartTime`): when the run was due. */
   scheduledAt?: Date;
   /**

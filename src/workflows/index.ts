@@ -1,7 +1,7 @@
 // Entry point bundled by the worker: export workflow functions only (and types).
 // `pipelineWorkflow` is the interpreter wrapped with the job guards (misfire, maxInstances, onError).
-export { pipelineWorkflow } from './scheduled-pipeline-workflow';
-export { progressQuery } from './pipeline-workflow';
+export { pipelineWorkflow } from './pipeline-workflow';
+export { progressQuery } from './interpreter';
 export { jobSemaphoreWorkflow } from './job-semaphore-workflow';
 export type {
   JobErrorEvent,

@@ -16,8 +16,9 @@ import type { JobErrorEvent, PipelineRunInput, PipelineRunResult, RunJobContext 
 import { reportRunFinished, scheduleLagMs } from './run-finished';
 import { judgedOccurrence } from './coalesce';
 import { judgedBehindPredecessor } from './judged-at';
+import { skippedOutcome, type SkipReason } from './outcomes';
 import { OUTCOME_SEARCH_ATTRIBUTE } from './search-attributes';
-import { progressQuery } from './pipeline-workflow';
+import { progressQuery } from './interpreter';
 
 /*
  * The job policies a schedule alone cannot make exact, enforced by the scheduled run itself:
@@ -32,8 +33,6 @@ const { tflowAcquireSlot, tflowFinishOneOff } = proxyActivities<typeof scheduler
   retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
 });
 
-type SkipReason = NonNullable<PipelineRunResult['skipReason']>;
-
 function skipped(
   input: PipelineRunInput,
   job: RunJobContext,
@@ -47,7 +46,7 @@ function skipped(
     currentStep: null,
     completed: [],
   }));
-  upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: `skipped:${reason}` }]);
+  upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: skippedOutcome(reason) }]);
   log.info('scheduled run skipped', { jobId: job.jobId, reason });
   reportRunFinished(input, { status: 'skipped', skipReason: reason, durationMs: 0, lagMs });
   return { status: 'skipped', skipReason: reason, ...(standsFor ? { standsFor } : {}), steps: [] };

@@ -1,11 +1,15 @@
 import type { PipelineSpec } from '../pipeline/spec';
+import type { SkipReason } from './outcomes';
 
 /*
  * Shapes persisted in workflow histories: the run input, the result and the failure details. Add optional
  * fields only; renaming or removing one breaks the replay of recorded runs.
  */
 
-/** Workflow type name of the interpreter. Persisted in every history and schedule: never rename. */
+/**
+ * Type name of `pipelineWorkflow`, the one workflow registered for runs. Persisted in every history and
+ * schedule: never rename.
+ */
 export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
 
 /** Name of the query that returns {@link PipelineProgress}. */
@@ -112,7 +116,7 @@ export interface PipelineRunResult {
   /** Output of the last step (completed runs). */
   output?: unknown;
   /** Why a run was skipped: `misfire` (started too late) or `max-instances` (too many running). */
-  skipReason?: 'misfire' | 'max-instances';
+  skipReason?: SkipReason;
   /**
    * A late scheduled run of a coalescing job: the latest missed occurrence it stood for (ISO 8601), whose
    * lateness the misfire grace was measured against. Absent when the run stood for its own nominal time.

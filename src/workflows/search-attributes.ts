@@ -11,7 +11,8 @@ export const PIPELINE_SEARCH_ATTRIBUTE = defineSearchAttributeKey(
 );
 
 /**
- * How a scheduled run ended when it did not run its steps: `skipped:misfire` or `skipped:max-instances`.
+ * How a scheduled run ended when it did not run its steps: `skipped:misfire` or `skipped:max-instances`
+ * (values defined in outcomes.ts).
  * Upserted by the run itself, so that the job's history (a visibility query) shows skipped runs and why.
  */
 export const OUTCOME_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowOutcome', SearchAttributeType.KEYWORD);
@@ -29,11 +30,17 @@ export const SCHEDULED_START_TIME_ATTRIBUTE = defineSearchAttributeKey(
   SearchAttributeType.DATETIME,
 );
 
+/** Temporal's own: the id of the schedule that started a run (set by the schedule; absent on other runs). */
+export const SCHEDULED_BY_ID_ATTRIBUTE = defineSearchAttributeKey(
+  'TemporalScheduledById',
+  SearchAttributeType.KEYWORD,
+);
+
 /** Every custom search attribute the project needs, with its Temporal type name. */
 export const TFLOW_SEARCH_ATTRIBUTES: Readonly<
   Record<string, 'Keyword' | 'Text' | 'Int' | 'Datetime' | 'Bool'>
 > = {
-  TflowPipeline: 'Keyword',
-  TflowOutcome: 'Keyword',
-  TflowJob: 'Keyword',
+  [PIPELINE_SEARCH_ATTRIBUTE.name]: 'Keyword',
+  [OUTCOME_SEARCH_ATTRIBUTE.name]: 'Keyword',
+  [JOB_SEARCH_ATTRIBUTE.name]: 'Keyword',
 };

@@ -1,0 +1,28 @@
+/*
+ * The values of the `TflowOutcome` search attribute (see search-attributes.ts): how a scheduled run ended
+ * when it did not run its steps. They are persisted in visibility and queried by value: never change one,
+ * only add. Workflow-safe (no imports), read by the job guards, the client and the activities.
+ */
+
+/** Why a scheduled run skipped its steps: `misfire` (started too late), `max-instances` (too many running). */
+export const SKIP_REASONS = ['misfire', 'max-instances'] as const;
+
+/** One of {@link SKIP_REASONS}. */
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+const SKIPPED_PREFIX = 'skipped:';
+
+/** The outcome a run that skipped itself for this reason records: `skipped:<reason>`. */
+export function skippedOutcome(reason: SkipReason): string {
+  return `${SKIPPED_PREFIX}${reason}`;
+}
+
+/** Every outcome of a run that skipped itself, for visibility queries. */
+export const SKIPPED_OUTCOMES: readonly string[] = SKIP_REASONS.map(skippedOutcome);
+
+/** The skip reason an outcome records; undefined for a run that did not skip itself (or an unknown value). */
+export function skipReasonOf(outcome: string | undefined): SkipReason | undefined {
+  if (!outcome?.startsWith(SKIPPED_PREFIX)) return undefined;
+  const reason = outcome.slice(SKIPPED_PREFIX.length);
+  return SKIP_REASONS.find((r) => r === reason);
+}
