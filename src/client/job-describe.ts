@@ -56,7 +56,7 @@ function expectedOf(trigger: ScheduledJob['trigger'], timezone: string): string 
   let value = expectedCache.get(key);
   if (value === undefined) {
     try {
-      value = expectedFingerprint(compileTrigger(trigger, timezone).spec);
+      value = expectedFingerprint(compileTrigger(trigger, timezone));
     } catch {
       value = null;
     }
