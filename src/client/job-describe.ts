@@ -13,7 +13,7 @@ import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-
 import { isJobMemo } from './job-memo';
 import { decodeJobRecord } from './job-record';
 import { actualFingerprint, expectedFingerprint, triggerFromSpec } from './job-spec-match';
-import type { JobListing, RecentRun, ScheduledJob } from './job-types';
+import type { JobDescription, JobSummary, RecentRun, ScheduledJobSummary } from './job-types';
 
 /*
  * Turns what Temporal says about a schedule (a listing entry or a full description) into a job. Pure:
@@ -51,7 +51,7 @@ function recentRuns(actions: ScheduleExecutionResult[]): RecentRun[] {
 const expectedCache = new Map<string, string | null>();
 const EXPECTED_CACHE_SIZE = 1_000;
 
-function expectedOf(trigger: ScheduledJob['trigger'], timezone: string): string | null {
+function expectedOf(trigger: ScheduledJobSummary['trigger'], timezone: string): string | null {
   const key = `${timezone} ${JSON.stringify(trigger)}`;
   let value = expectedCache.get(key);
   if (value === undefined) {
@@ -67,12 +67,16 @@ function expectedOf(trigger: ScheduledJob['trigger'], timezone: string): string 
 }
 
 /** True when the spec still means what the stored trigger compiles to. */
-function specUnchanged(view: ScheduleView, trigger: ScheduledJob['trigger'], timezone: string): boolean {
+function specUnchanged(
+  view: ScheduleView,
+  trigger: ScheduledJobSummary['trigger'],
+  timezone: string,
+): boolean {
   if (!view.spec) return true;
   return expectedOf(trigger, timezone) === actualFingerprint(view.spec);
 }
 
-function toJob(view: ScheduleView): JobListing {
+function toJob(view: ScheduleView): JobSummary {
   const base = {
     id: view.id,
     paused: view.paused,
@@ -101,7 +105,7 @@ function toJob(view: ScheduleView): JobListing {
 }
 
 /** A job from a listing entry (no args, no counters: listings do not carry them). */
-export function jobFromSummary(s: ScheduleSummary): JobListing {
+export function jobFromSummary(s: ScheduleSummary): JobSummary {
   return toJob({
     id: s.scheduleId,
     memo: s.memo,
@@ -116,7 +120,7 @@ export function jobFromSummary(s: ScheduleSummary): JobListing {
 }
 
 /** A job from a full description, with args, counters and remaining actions. */
-export function jobFromDescription(d: ScheduleDescription): JobListing {
+export function jobFromDescription(d: ScheduleDescription): JobDescription {
   const job = toJob({
     id: d.scheduleId,
     memo: d.memo,
@@ -147,7 +151,7 @@ export function jobFromDescription(d: ScheduleDescription): JobListing {
 }
 
 /** A one-off job that has used its single run: gone for the user, even before its clean-up deletes it. */
-export function isSpentOneOff(job: JobListing): boolean {
+export function isSpentOneOff(job: JobSummary): boolean {
   return !job.foreign && 'runAt' in job.trigger && job.nextRunTimes.length === 0 && job.recentRuns.length > 0;
 }
 
@@ -156,7 +160,7 @@ export function isSpentOneOff(job: JobListing): boolean {
  * time zone. Empty for a foreign schedule, and for a trigger preview cannot read (a spec edited outside temporal-flow into a shape it
  * does not know). Not part of getJob(), which stays one describe call: this costs milliseconds of CPU.
  */
-export function jobDstWarnings(job: JobListing, from?: Date): DstWarning[] {
+export function jobDstWarnings(job: JobSummary, from?: Date): DstWarning[] {
   if (job.foreign) return [];
   try {
     return previewTrigger(job.trigger, 1, { defaultTimezone: job.timezone, ...(from ? { from } : {}) })

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { queryLiteral } from './job-history';
-import type { JobListing, JobStats } from './job-types';
+import type { JobDescription, JobStats } from './job-types';
 
 /*
  * getStats(): counters of every job (from their descriptions) plus what only visibility knows (runs in
@@ -11,7 +11,7 @@ import type { JobListing, JobStats } from './job-types';
 const SCHEDULED_RUNS = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND TemporalScheduledById IS NOT NULL`;
 
 /** Builds the stats of these jobs (described: with counters). */
-export async function computeStats(client: Client, jobs: JobListing[]): Promise<JobStats> {
+export async function computeStats(client: Client, jobs: JobDescription[]): Promise<JobStats> {
   const ours = jobs.filter((j) => !j.foreign);
   let nextRun: JobStats['nextRun'];
   let missed = 0;

@@ -17,7 +17,7 @@ import { previewTrigger, type TriggerPreview } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
-import { isSpentOneOff, jobFromDescription } from './job-describe';
+import { jobFromDescription } from './job-describe';
 import { listJobs } from './job-list';
 import { listJobRuns } from './job-history';
 import { JOB_MEMO_KEY, isJobMemo } from './job-memo';
@@ -34,7 +34,7 @@ import {
   type OneOffJobOptions,
 } from './job-options';
 import { computeStats } from './job-stats';
-import type { JobFilter, JobHistoryOptions, JobListing, JobRun, JobStats } from './job-types';
+import type { JobDescription, JobFilter, JobHistoryOptions, JobRun, JobStats, JobSummary } from './job-types';
 import { updateJob, type JobUpdateBuilder } from './job-update';
 import {
   createOptions,
@@ -146,12 +146,14 @@ export class PipelineScheduler {
    * Schedules not created by temporal-flow are listed as `{ foreign: true }`; one-off jobs that have run
    * are left out. Listings are eventually consistent: a job created a moment ago may be missing.
    */
-  async listJobs(filter: JobFilter = {}): Promise<JobListing[]> {
+  async listJobs(filter: JobFilter & { details: true }): Promise<JobDescription[]>;
+  async listJobs(filter?: JobFilter): Promise<JobSummary[]>;
+  async listJobs(filter: JobFilter = {}): Promise<JobSummary[]> {
     return listJobs(this.client, filter);
   }
 
   /** The job as created (trigger, time zone, args, policies, note, paused) plus next runs, recent runs, counters. */
-  async getJob(jobId: string): Promise<JobListing> {
+  async getJob(jobId: string): Promise<JobDescription> {
     return jobFromDescription(await this.describe(jobId));
   }
 
