@@ -5,15 +5,13 @@ import type {
   ScheduleSummary,
 } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
-import { compileTrigger } from '../schedule/compile-trigger';
 import type { DstWarning } from '../schedule/dst';
 import { InvalidTriggerError } from '../schedule/errors';
 import { previewTrigger } from '../schedule/preview';
-import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-types';
-import { isJobMemo } from './job-memo';
-import { decodeJobRecord } from './job-record';
-import { actualFingerprint, expectedFingerprint, triggerFromSpec } from './job-spec-match';
-import type { JobDescription, JobSummary, RecentRun, ScheduledJobSummary } from './job-types';
+import type { PipelineRunInput } from '../workflows/run-types';
+import { ourJobMemo } from './job-memo';
+import { readJobState } from './job-state';
+import type { JobDescription, JobSummary, RecentRun } from './job-types';
 
 /*
  * Turns what Temporal says about a schedule (a listing entry or a full description) into a job. Pure:
@@ -44,38 +42,6 @@ function recentRuns(actions: ScheduleExecutionResult[]): RecentRun[] {
     .reverse();
 }
 
-/**
- * Fingerprints of stored triggers, by trigger and time zone: a listing of 1,000 jobs holds few distinct
- * triggers, and compiling one (time zone validation included) costs far more than a lookup.
- */
-const expectedCache = new Map<string, string | null>();
-const EXPECTED_CACHE_SIZE = 1_000;
-
-function expectedOf(trigger: ScheduledJobSummary['trigger'], timezone: string): string | null {
-  const key = `${timezone} ${JSON.stringify(trigger)}`;
-  let value = expectedCache.get(key);
-  if (value === undefined) {
-    try {
-      value = expectedFingerprint(compileTrigger(trigger, timezone));
-    } catch {
-      value = null;
-    }
-    if (expectedCache.size >= EXPECTED_CACHE_SIZE) expectedCache.clear();
-    expectedCache.set(key, value);
-  }
-  return value;
-}
-
-/** True when the spec still means what the stored trigger compiles to. */
-function specUnchanged(
-  view: ScheduleView,
-  trigger: ScheduledJobSummary['trigger'],
-  timezone: string,
-): boolean {
-  if (!view.spec) return true;
-  return expectedOf(trigger, timezone) === actualFingerprint(view.spec);
-}
-
 function toJob(view: ScheduleView): JobSummary {
   const base = {
     id: view.id,
@@ -84,23 +50,21 @@ function toJob(view: ScheduleView): JobSummary {
     nextRunTimes: view.nextActionTimes,
     recentRuns: recentRuns(view.recentActions),
   };
-  const memo = view.memo?.tflow;
-  if (!isJobMemo(memo) || view.workflowType !== PIPELINE_WORKFLOW_TYPE) {
+  const memo = ourJobMemo(view.memo, view.workflowType);
+  if (!memo) {
     return { foreign: true, ...base, ...(view.workflowType ? { workflowType: view.workflowType } : {}) };
   }
-  const record = decodeJobRecord(view.attrs, view.actionMemo);
-  const timezone = record?.timezone ?? view.spec?.timezone ?? 'UTC';
-  const unchanged = record ? specUnchanged(view, record.trigger, record.timezone) : true;
+  const { record, editedOutside, givenTrigger } = readJobState(view.attrs, view.actionMemo, view.spec);
   return {
     foreign: false,
     ...base,
     pipeline: memo.pipeline,
-    trigger: record && unchanged ? record.trigger : view.spec ? triggerFromSpec(view.spec) : { cron: [] },
-    timezone: unchanged ? timezone : view.spec?.timezone || 'UTC',
-    policies: record?.policies ?? {},
-    ...(record?.onError ? { onError: record.onError } : {}),
-    editedOutside: !unchanged,
-    ...(record && !unchanged ? { givenTrigger: record.trigger } : {}),
+    trigger: record.trigger,
+    timezone: record.timezone,
+    policies: record.policies,
+    ...(record.onError ? { onError: record.onError } : {}),
+    editedOutside,
+    ...(givenTrigger ? { givenTrigger } : {}),
   };
 }
 
