@@ -14,15 +14,6 @@ export interface JobMemo {
   pipeline: string;
 }
 
-export function isJobMemo(value: unknown): value is JobMemo {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as JobMemo).v === 1 &&
-    typeof (value as JobMemo).pipeline === 'string'
-  );
-}
-
 /**
  * The memo of a schedule temporal-flow created (our memo, and an action starting our workflow);
  * undefined for any other schedule.
@@ -31,6 +22,8 @@ export function ourJobMemo(
   memo: Record<string, unknown> | undefined,
   workflowType: string | undefined,
 ): JobMemo | undefined {
-  const value = memo?.[JOB_MEMO_KEY];
-  return isJobMemo(value) && workflowType === PIPELINE_WORKFLOW_TYPE ? value : undefined;
+  const value = memo?.[JOB_MEMO_KEY] as Partial<JobMemo> | null | undefined;
+  const ours =
+    workflowType === PIPELINE_WORKFLOW_TYPE && value?.v === 1 && typeof value.pipeline === 'string';
+  return ours ? (value as JobMemo) : undefined;
 }
