@@ -102,7 +102,7 @@ export function finishedUpdate(d: ScheduleDescription): ScheduleUpdateOptions {
 }
 
 /** One of our jobs as an update finds it: its state and the input of its runs. */
-export interface CurrentJob extends JobState {
+interface CurrentJob extends JobState {
   readonly input: PipelineRunInput;
 }
 
@@ -123,7 +123,7 @@ function checkOurs(jobId: string, d: ScheduleDescription): void {
  * @throws ForeignScheduleError for a schedule temporal-flow did not create.
  * @throws JobNotFoundError for a spent one-off being removed.
  */
-export function currentJob(jobId: string, d: ScheduleDescription): CurrentJob {
+function currentJob(jobId: string, d: ScheduleDescription): CurrentJob {
   checkOurs(jobId, d);
   return {
     ...readJobState(d.typedSearchAttributes, d.action.memo, d.spec),
@@ -151,15 +151,6 @@ function updated(d: ScheduleDescription, input: PipelineRunInput, record: JobRec
   };
 }
 
-/** The job's record with a new trigger (as given and compiled), its policies compiled. */
-export function withTrigger(record: JobRecord, trigger: Trigger, compiled: CompiledTrigger): CompiledJob {
-  return {
-    record: { ...record, trigger, timezone: compiled.timezone },
-    trigger: compiled,
-    policies: compilePolicies(record.policies),
-  };
-}
-
 /**
  * rescheduleJob: the job with its new trigger, given (JSON-safe) and compiled (and one remaining action
  * for a one-off, none for the others; none either for a one-off due now, which the caller backfills once
@@ -174,31 +165,22 @@ export function rescheduleUpdate(
   schedulerGraceMs: number | undefined,
 ): { update: ScheduleUpdateOptions; due: DueOneOff | undefined } {
   const { record, input } = currentJob(jobId, d);
-  const job = withTrigger(record, trigger, compiled);
-  const graceMs = { job: job.policies.misfireGraceMs, scheduler: schedulerGraceMs };
+  const policies = compilePolicies(record.policies);
+  const next: JobRecord = { ...record, trigger, timezone: compiled.timezone };
+  const graceMs = { job: policies.misfireGraceMs, scheduler: schedulerGraceMs };
   const due = dueOneOffWithGrace(compiled, graceMs, new Date());
-  return { update: jobUpdate(jobId, d, input, job, due), due };
-}
-
-/** The update that writes the whole job (trigger, policies, record) and keeps its args. */
-function jobUpdate(
-  jobId: string,
-  d: ScheduleDescription,
-  input: PipelineRunInput,
-  job: CompiledJob,
-  due: DueOneOff | undefined,
-): ScheduleUpdateOptions {
-  const once = job.trigger.remainingActions !== undefined;
-  const context = runJobContext(jobId, job.policies, once, job.record.onError);
-  return {
-    ...updated(d, { ...input, job: context }, job.record),
-    spec: scheduleSpec(job.trigger, job.policies),
+  const once = compiled.remainingActions !== undefined;
+  const context = runJobContext(jobId, policies, once, next.onError);
+  const update = {
+    ...updated(d, { ...input, job: context }, next),
+    spec: scheduleSpec(compiled, policies),
     state: {
       ...d.state,
-      remainingActions: once ? job.trigger.remainingActions : undefined,
-      ...dueState(due, d.state.paused, job.trigger.runAt),
+      remainingActions: once ? compiled.remainingActions : undefined,
+      ...dueState(due, d.state.paused, compiled.runAt),
     },
   };
+  return { update, due };
 }
 
 /** pauseJob/resumeJob: the paused flag and the note, nothing else. */
@@ -241,7 +223,10 @@ export function modifyUpdate(
   if (changes.onError === null) delete next.onError;
   else if (changes.onError !== undefined) next.onError = changes.onError;
   // A spec edited outside temporal-flow is kept as it is (and adopted): modifyJob never changes when.
-  const compiled = editedOutside ? undefined : (current.compiled ?? recompiled(record));
+  // A schedule without a record (only the spec's meaning) has its trigger compiled here for the first time.
+  const compiled = editedOutside
+    ? undefined
+    : (current.compiled ?? compileTrigger(record.trigger, record.timezone));
   const job = runJobContext(jobId, policies, input.job?.once === true, next.onError);
   return {
     ...updated(d, { ...input, args: changes.args ?? input.args, job }, next),
@@ -249,9 +234,4 @@ export function modifyUpdate(
     policies: { ...d.policies, catchupWindow: undefined, ...schedulePolicies(policies) },
     state: { ...d.state, ...(changes.note !== undefined ? { note: changes.note } : {}) },
   };
-}
-
-/** The trigger of a schedule that had no record (only the spec's meaning), compiled for the first time. */
-function recompiled(record: JobRecord): CompiledTrigger {
-  return compileTrigger(record.trigger, record.timezone);
 }
