@@ -16,9 +16,11 @@ import { readJobState, type JobState } from './job-state';
 import { runStartOptions } from './run-start';
 
 /*
- * Pure builders of what the scheduler sends to Temporal: the options of a new schedule, and the update of
- * an existing one for rescheduleJob (when) and modifyJob (what). Every write keeps the job record in both
- * of its places (action memo and TflowJob search attribute, see job-record.ts).
+ * Builders of what the scheduler sends to Temporal: the options of a new schedule, and the update of an
+ * existing one for rescheduleJob (when) and modifyJob (what). No calls to Temporal here (rescheduleJob's
+ * reads the clock, to tell a due one-off). Each update reads the job once from the description it starts
+ * from (job-state.ts) and compiles only what changes. Every write keeps the job record in both of its
+ * places (action memo and TflowJob search attribute, see job-record.ts).
  */
 
 /** Everything a new job is made of, validated and compiled. */
