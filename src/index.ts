@@ -46,15 +46,12 @@ export type {
   MapSpec,
 } from './pipeline';
 export {
-  compileTrigger,
-  compilePolicies,
   validateCron,
   validateTimezone,
   InvalidTriggerError,
   InvalidPolicyError,
   RunAtInPastError,
   previewTrigger,
-  parseCron,
 } from './schedule';
 export type {
   CronTrigger,
@@ -91,8 +88,12 @@ export type {
   ModifyJobOptions,
 } from './client/pipeline-scheduler';
 export type {
-  ScheduledJob,
+  JobSummary,
+  JobDescription,
+  ScheduledJobSummary,
+  ScheduledJobDescription,
   ForeignJob,
+  ScheduledJob,
   JobListing,
   JobFilter,
   JobRun,

@@ -4,11 +4,11 @@ import { payloadCodecFromEnv, type TflowEnv } from '../config';
 import { codecDataConverter } from '../codec/data-converter';
 import { jobDstWarnings } from '../client/job-describe';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
-import type { JobListing, JobRun, JobStats } from '../client/job-types';
+import type { JobRun, JobStats, JobSummary } from '../client/job-types';
 import { DEFAULT_ADDRESS, withConnection, type ConnectionFlags } from './connection';
 
 /** Where a job's trigger is shown in one line: `cron 0 2 * * * (Europe/Paris)`. */
-function describeTrigger(job: JobListing): string {
+function describeTrigger(job: JobSummary): string {
   if (job.foreign) return `(foreign: ${job.workflowType ?? 'unknown action'})`;
   const t = job.trigger as Record<string, unknown>;
   const what = Object.entries(t)
@@ -18,7 +18,7 @@ function describeTrigger(job: JobListing): string {
   return `${what} (${job.timezone})${job.editedOutside ? ' [edited outside temporal-flow]' : ''}`;
 }
 
-function jobLine(job: JobListing): string {
+function jobLine(job: JobSummary): string {
   const next = job.paused ? 'paused' : (job.nextRunTimes[0]?.toISOString() ?? '-');
   const pipeline = job.foreign ? '-' : job.pipeline;
   return [job.id, pipeline, describeTrigger(job), next].join('\t');

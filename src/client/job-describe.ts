@@ -5,15 +5,13 @@ import type {
   ScheduleSummary,
 } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
-import { compileTrigger } from '../schedule/compile-trigger';
 import type { DstWarning } from '../schedule/dst';
 import { InvalidTriggerError } from '../schedule/errors';
 import { previewTrigger } from '../schedule/preview';
-import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-types';
-import { isJobMemo } from './job-memo';
-import { decodeJobRecord } from './job-record';
-import { actualFingerprint, expectedFingerprint, triggerFromSpec } from './job-spec-match';
-import type { JobListing, RecentRun, ScheduledJob } from './job-types';
+import type { PipelineRunInput } from '../workflows/run-types';
+import { ourJobMemo } from './job-memo';
+import { readJobState } from './job-state';
+import type { JobDescription, JobSummary, RecentRun } from './job-types';
 
 /*
  * Turns what Temporal says about a schedule (a listing entry or a full description) into a job. Pure:
@@ -44,35 +42,7 @@ function recentRuns(actions: ScheduleExecutionResult[]): RecentRun[] {
     .reverse();
 }
 
-/**
- * Fingerprints of stored triggers, by trigger and time zone: a listing of 1,000 jobs holds few distinct
- * triggers, and compiling one (time zone validation included) costs far more than a lookup.
- */
-const expectedCache = new Map<string, string | null>();
-const EXPECTED_CACHE_SIZE = 1_000;
-
-function expectedOf(trigger: ScheduledJob['trigger'], timezone: string): string | null {
-  const key = `${timezone} ${JSON.stringify(trigger)}`;
-  let value = expectedCache.get(key);
-  if (value === undefined) {
-    try {
-      value = expectedFingerprint(compileTrigger(trigger, timezone).spec);
-    } catch {
-      value = null;
-    }
-    if (expectedCache.size >= EXPECTED_CACHE_SIZE) expectedCache.clear();
-    expectedCache.set(key, value);
-  }
-  return value;
-}
-
-/** True when the spec still means what the stored trigger compiles to. */
-function specUnchanged(view: ScheduleView, trigger: ScheduledJob['trigger'], timezone: string): boolean {
-  if (!view.spec) return true;
-  return expectedOf(trigger, timezone) === actualFingerprint(view.spec);
-}
-
-function toJob(view: ScheduleView): JobListing {
+function toJob(view: ScheduleView): JobSummary {
   const base = {
     id: view.id,
     paused: view.paused,
@@ -80,28 +50,26 @@ function toJob(view: ScheduleView): JobListing {
     nextRunTimes: view.nextActionTimes,
     recentRuns: recentRuns(view.recentActions),
   };
-  const memo = view.memo?.tflow;
-  if (!isJobMemo(memo) || view.workflowType !== PIPELINE_WORKFLOW_TYPE) {
+  const memo = ourJobMemo(view.memo, view.workflowType);
+  if (!memo) {
     return { foreign: true, ...base, ...(view.workflowType ? { workflowType: view.workflowType } : {}) };
   }
-  const record = decodeJobRecord(view.attrs, view.actionMemo);
-  const timezone = record?.timezone ?? view.spec?.timezone ?? 'UTC';
-  const unchanged = record ? specUnchanged(view, record.trigger, record.timezone) : true;
+  const { record, editedOutside, givenTrigger } = readJobState(view.attrs, view.actionMemo, view.spec);
   return {
     foreign: false,
     ...base,
     pipeline: memo.pipeline,
-    trigger: record && unchanged ? record.trigger : view.spec ? triggerFromSpec(view.spec) : { cron: [] },
-    timezone: unchanged ? timezone : view.spec?.timezone || 'UTC',
-    policies: record?.policies ?? {},
-    ...(record?.onError ? { onError: record.onError } : {}),
-    editedOutside: !unchanged,
-    ...(record && !unchanged ? { givenTrigger: record.trigger } : {}),
+    trigger: record.trigger,
+    timezone: record.timezone,
+    policies: record.policies,
+    ...(record.onError ? { onError: record.onError } : {}),
+    editedOutside,
+    ...(givenTrigger ? { givenTrigger } : {}),
   };
 }
 
 /** A job from a listing entry (no args, no counters: listings do not carry them). */
-export function jobFromSummary(s: ScheduleSummary): JobListing {
+export function jobFromSummary(s: ScheduleSummary): JobSummary {
   return toJob({
     id: s.scheduleId,
     memo: s.memo,
@@ -116,7 +84,7 @@ export function jobFromSummary(s: ScheduleSummary): JobListing {
 }
 
 /** A job from a full description, with args, counters and remaining actions. */
-export function jobFromDescription(d: ScheduleDescription): JobListing {
+export function jobFromDescription(d: ScheduleDescription): JobDescription {
   const job = toJob({
     id: d.scheduleId,
     memo: d.memo,
@@ -147,7 +115,7 @@ export function jobFromDescription(d: ScheduleDescription): JobListing {
 }
 
 /** A one-off job that has used its single run: gone for the user, even before its clean-up deletes it. */
-export function isSpentOneOff(job: JobListing): boolean {
+export function isSpentOneOff(job: JobSummary): boolean {
   return !job.foreign && 'runAt' in job.trigger && job.nextRunTimes.length === 0 && job.recentRuns.length > 0;
 }
 
@@ -156,7 +124,7 @@ export function isSpentOneOff(job: JobListing): boolean {
  * time zone. Empty for a foreign schedule, and for a trigger preview cannot read (a spec edited outside temporal-flow into a shape it
  * does not know). Not part of getJob(), which stays one describe call: this costs milliseconds of CPU.
  */
-export function jobDstWarnings(job: JobListing, from?: Date): DstWarning[] {
+export function jobDstWarnings(job: JobSummary, from?: Date): DstWarning[] {
   if (job.foreign) return [];
   try {
     return previewTrigger(job.trigger, 1, { defaultTimezone: job.timezone, ...(from ? { from } : {}) })

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
-import type { JobFilter, JobListing } from './job-types';
+import type { JobDescription, JobFilter, JobSummary } from './job-types';
 
 /*
  * listJobs(): one listing call per 1,000 schedules, and with `details` one describe per job, a bounded
@@ -10,9 +10,12 @@ import type { JobFilter, JobListing } from './job-types';
 /** Describes several schedules at once, but not too many: a server is not a benchmark target. */
 const DESCRIBE_CONCURRENCY = 16;
 
-/** The jobs (and foreign schedules) the filter keeps, sorted by id; spent one-offs are left out. */
-export async function listJobs(client: Client, filter: JobFilter): Promise<JobListing[]> {
-  const jobs: JobListing[] = [];
+/**
+ * The jobs (and foreign schedules) the filter keeps, sorted by id; spent one-offs are left out. With
+ * `details`, each is described.
+ */
+export async function listJobs(client: Client, filter: JobFilter): Promise<JobSummary[] | JobDescription[]> {
+  const jobs: JobSummary[] = [];
   for await (const summary of client.schedule.list()) {
     const job = jobFromSummary(summary);
     if (isSpentOneOff(job)) continue;
@@ -30,8 +33,8 @@ export async function listJobs(client: Client, filter: JobFilter): Promise<JobLi
   );
 }
 
-async function describeAll(client: Client, ids: string[]): Promise<JobListing[]> {
-  const out: JobListing[] = new Array<JobListing>(ids.length);
+async function describeAll(client: Client, ids: string[]): Promise<JobDescription[]> {
+  const out: JobDescription[] = new Array<JobDescription>(ids.length);
   let next = 0;
   const lane = async () => {
     for (let i = next++; i < ids.length; i = next++) {

@@ -1,3 +1,5 @@
+import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
+
 /*
  * The memo temporal-flow puts on each schedule it creates. It marks the schedule as ours (others are
  * listed as foreign) and records what cannot be read back from Temporal. Persisted: add fields only.
@@ -12,11 +14,16 @@ export interface JobMemo {
   pipeline: string;
 }
 
-export function isJobMemo(value: unknown): value is JobMemo {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as JobMemo).v === 1 &&
-    typeof (value as JobMemo).pipeline === 'string'
-  );
+/**
+ * The memo of a schedule temporal-flow created (our memo, and an action starting our workflow);
+ * undefined for any other schedule.
+ */
+export function ourJobMemo(
+  memo: Record<string, unknown> | undefined,
+  workflowType: string | undefined,
+): JobMemo | undefined {
+  const value = memo?.[JOB_MEMO_KEY] as Partial<JobMemo> | null | undefined;
+  const ours =
+    workflowType === PIPELINE_WORKFLOW_TYPE && value?.v === 1 && typeof value.pipeline === 'string';
+  return ours ? (value as JobMemo) : undefined;
 }

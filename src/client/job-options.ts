@@ -1,7 +1,7 @@
 import type { ScheduleOptions } from '@temporalio/client';
 import type { CompiledTrigger } from '../schedule/compile-trigger';
 import { describeValue, InvalidArgumentError } from '../errors';
-import type { CompiledPolicies, JobPolicies } from '../schedule/policies';
+import { compilePolicies, type CompiledPolicies, type JobPolicies } from '../schedule/policies';
 import type {
   CronTrigger,
   CalendarTrigger,
@@ -45,6 +45,14 @@ export interface ModifyJobOptions extends JobPolicies {
   note?: string;
   /** An activity name, or null to remove the job's onError. */
   onError?: string | null;
+}
+
+/** ModifyJobOptions once checked and split: the policies apart from what runs. */
+export interface JobChanges {
+  args?: unknown[];
+  note?: string;
+  onError?: string | null;
+  policies: JobPolicies;
 }
 
 export const TRIGGER_KEYS = [
@@ -108,6 +116,25 @@ export function splitOptions(
     }
   }
   return { trigger, job, policies };
+}
+
+/**
+ * Checks modifyJob's options and splits them, once: an unknown key (a trigger's among them), a bad note,
+ * bad policies or bad args is an error. The onError name is checked by the scheduler (it knows the steps).
+ */
+export function splitChanges(changes: ModifyJobOptions): JobChanges {
+  checkOptionsObject(changes);
+  const { onError, args, note, ...policyChanges } = changes;
+  splitOptions(policyChanges, { trigger: false, job: [] });
+  checkJobFields({ note });
+  compilePolicies(policyChanges);
+  return {
+    ...(args !== undefined ? { args: checkArgs(args) } : {}),
+    ...(note !== undefined ? { note } : {}),
+    ...(onError !== undefined ? { onError } : {}),
+    // As given, undefined values included: an explicit `undefined` drops the job's own value.
+    policies: policyChanges,
+  };
 }
 
 /** Longest job id accepted: each run's workflow id is the job id plus a timestamp, within Temporal's 1,000. */

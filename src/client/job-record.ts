@@ -1,5 +1,6 @@
 import type { TypedSearchAttributes } from '@temporalio/common';
-import type { JobPolicies } from '../schedule/policies';
+import type { CompiledTrigger } from '../schedule/compile-trigger';
+import type { CompiledPolicies, JobPolicies } from '../schedule/policies';
 import type { Trigger } from '../schedule/trigger-types';
 import { JOB_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
 
@@ -25,6 +26,15 @@ export interface JobRecord {
   policies: JobPolicies;
   /** Activity run on the worker when a scheduled run fails for good. */
   onError?: string;
+}
+
+/** A record with what it compiles to: what a write of the whole job sends. */
+export interface CompiledJob {
+  readonly record: JobRecord;
+  /** `record.trigger` compiled in `record.timezone`. */
+  readonly trigger: CompiledTrigger;
+  /** `record.policies` compiled. */
+  readonly policies: CompiledPolicies;
 }
 
 /** Longest record accepted: Temporal's default limit on a search attribute value is 2 KB. */

@@ -3,7 +3,7 @@ import { SKIPPED_OUTCOMES } from '../workflows/outcomes';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_BY_ID_ATTRIBUTE } from '../workflows/search-attributes';
 import { queryLiteral } from './job-history';
-import type { JobListing, JobStats } from './job-types';
+import type { JobDescription, JobStats } from './job-types';
 
 /*
  * getStats(): counters of every job (from their descriptions) plus what only visibility knows (runs in
@@ -13,7 +13,7 @@ import type { JobListing, JobStats } from './job-types';
 const SCHEDULED_RUNS = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND ${SCHEDULED_BY_ID_ATTRIBUTE.name} IS NOT NULL`;
 
 /** Builds the stats of these jobs (described: with counters). */
-export async function computeStats(client: Client, jobs: JobListing[]): Promise<JobStats> {
+export async function computeStats(client: Client, jobs: JobDescription[]): Promise<JobStats> {
   const ours = jobs.filter((j) => !j.foreign);
   let nextRun: JobStats['nextRun'];
   let missed = 0;

@@ -3,7 +3,8 @@ import type { Trigger } from '../schedule/trigger-types';
 import type { SkipReason } from '../workflows/outcomes';
 
 /*
- * What PipelineScheduler returns about jobs and their runs. `XDescription`-like outputs; inputs live
+ * What PipelineScheduler returns about jobs and their runs: a `JobSummary` from listings, a
+ * `JobDescription` from getJob(), as the SDK's ScheduleSummary and ScheduleDescription; inputs live
  * beside the scheduler (JobOptions) and in schedule/ (triggers, policies).
  */
 
@@ -29,10 +30,13 @@ export interface JobCounters {
   running: number;
 }
 
+/** What every read says of a schedule, ours or not. */
 interface JobBase {
   /** Job id, which is the Temporal Schedule id. */
   id: string;
+  /** True when no run starts until resumeJob(). */
   paused: boolean;
+  /** The schedule's note (given at creation, by modifyJob, pauseJob or resumeJob). */
   note?: string;
   /** Next fire times, as Temporal computed them. */
   nextRunTimes: Date[];
@@ -40,16 +44,17 @@ interface JobBase {
   recentRuns: RecentRun[];
 }
 
-/** A job created by temporal-flow. */
-export interface ScheduledJob extends JobBase {
+/** A job created by temporal-flow, as `listJobs()` lists it. */
+export interface ScheduledJobSummary extends JobBase {
   foreign: false;
   /** Name of the scheduled pipeline. */
   pipeline: string;
   /**
    * The trigger as given at creation (or by rescheduleJob). When the schedule was edited outside
-   * temporal-flow ({@link ScheduledJob.editedOutside}), the trigger its actual spec means instead.
+   * temporal-flow ({@link ScheduledJobSummary.editedOutside}), the trigger its actual spec means instead.
    */
   trigger: Trigger;
+  /** The trigger's time zone (the scheduler's when the trigger named none). */
   timezone: string;
   /** The policies as given. */
   policies: JobPolicies;
@@ -57,25 +62,47 @@ export interface ScheduledJob extends JobBase {
   onError?: string;
   /** True when the schedule's spec no longer matches what temporal-flow set (edited in the Temporal UI/CLI). */
   editedOutside: boolean;
-  /** With {@link ScheduledJob.editedOutside}: the trigger temporal-flow had set. */
+  /** With {@link ScheduledJobSummary.editedOutside}: the trigger temporal-flow had set. */
   givenTrigger?: Trigger;
-  /** Arguments of the first step. Only from getJob() and listJobs({ details: true }). */
-  args?: unknown[];
-  /** Only from getJob() and listJobs({ details: true }). */
-  counters?: JobCounters;
-  /** Runs left for a one-off job (1 before it ran). Only from getJob(). */
+}
+
+/**
+ * A job created by temporal-flow, as `getJob()` (and `listJobs({ details: true })`) describes
+ * it: the summary plus what only a description of the schedule carries.
+ */
+export interface ScheduledJobDescription extends ScheduledJobSummary {
+  /** Arguments of the pipeline's first step. */
+  args: unknown[];
+  /** Temporal's counters of the schedule. */
+  counters: JobCounters;
+  /** Runs left for a one-off job (1 before it ran, 0 once it ran or when it runs at once); absent otherwise. */
   remainingActions?: number;
-  createdAt?: Date;
+  /** When the schedule was created. */
+  createdAt: Date;
+  /** When the schedule was last updated, if ever. */
   updatedAt?: Date;
 }
 
-/** A schedule not created by temporal-flow: listed, never managed. */
+/** A schedule not created by temporal-flow: listed and described alike, never managed. */
 export interface ForeignJob extends JobBase {
   foreign: true;
   /** Workflow type the schedule starts, when it starts one. */
   workflowType?: string;
 }
 
+/** What `listJobs()` returns for each schedule. */
+export type JobSummary = ScheduledJobSummary | ForeignJob;
+
+/** What `getJob()` (and `listJobs({ details: true })`) returns. */
+export type JobDescription = ScheduledJobDescription | ForeignJob;
+
+/**
+ * @deprecated Use {@link ScheduledJobSummary} (listJobs) or {@link ScheduledJobDescription} (getJob).
+ */
+export type ScheduledJob = ScheduledJobSummary &
+  Partial<Omit<ScheduledJobDescription, keyof ScheduledJobSummary>>;
+
+/** @deprecated Use {@link JobSummary} (listJobs) or {@link JobDescription} (getJob). */
 export type JobListing = ScheduledJob | ForeignJob;
 
 export interface JobFilter {
@@ -85,7 +112,10 @@ export interface JobFilter {
   paused?: boolean;
   /** Include schedules not created by temporal-flow. @default true */
   includeForeign?: boolean;
-  /** Describe each job to add args and counters (one more call per job). @default false */
+  /**
+   * Describe each job (one more call per job): the jobs are then {@link JobDescription}s, with args and
+   * counters. @default false
+   */
   details?: boolean;
 }
 

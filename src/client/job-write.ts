@@ -3,35 +3,34 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { PipelineSpec } from '../pipeline/spec';
 import { compileTrigger, type CompiledTrigger } from '../schedule/compile-trigger';
 import { InvalidTriggerError } from '../schedule/errors';
-import type { DueOneOff } from '../schedule/one-off-due';
-import { compilePolicies, type CompiledPolicies, type JobPolicies } from '../schedule/policies';
+import { dueOneOffWithGrace, type DueOneOff } from '../schedule/one-off-due';
+import { compilePolicies, type CompiledPolicies } from '../schedule/policies';
 import type { Trigger } from '../schedule/trigger-types';
 import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-types';
 import { JOB_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
 import { ForeignScheduleError, JobNotFoundError } from './errors';
-import { jobFromDescription } from './job-describe';
-import { JOB_MEMO_KEY, type JobMemo } from './job-memo';
-import { asGiven, runJobContext, schedulePolicies, scheduleSpec, type ModifyJobOptions } from './job-options';
-import { ACTION_MEMO_KEY, decodeJobRecord, encodeJobRecord, type JobRecord } from './job-record';
+import { JOB_MEMO_KEY, ourJobMemo, type JobMemo } from './job-memo';
+import { asGiven, runJobContext, schedulePolicies, scheduleSpec, type JobChanges } from './job-options';
+import { ACTION_MEMO_KEY, encodeJobRecord, type CompiledJob, type JobRecord } from './job-record';
+import { readJobState, type JobState } from './job-state';
 import { runStartOptions } from './run-start';
 
 /*
- * Pure builders of what the scheduler sends to Temporal: the options of a new schedule, and the update of
- * an existing one for rescheduleJob (when) and modifyJob (what). Every write keeps the job record in both
- * of its places (action memo and TflowJob search attribute, see job-record.ts).
+ * Builders of what the scheduler sends to Temporal: the options of a new schedule, and the update of an
+ * existing one for rescheduleJob (when) and modifyJob (what). No calls to Temporal here (rescheduleJob's
+ * reads the clock, to tell a due one-off). Each update reads the job once from the description it starts
+ * from (job-state.ts) and compiles only what changes. Every write keeps the job record in both of its
+ * places (action memo and TflowJob search attribute, see job-record.ts).
  */
 
-/** Everything a new job is made of, validated. */
+/** Everything a new job is made of, validated and compiled. */
 export interface NewJob {
   jobId: string;
   taskQueue: string;
-  spec: PipelineSpec;
+  pipeline: PipelineSpec;
   args: unknown[];
-  trigger: Trigger;
-  compiled: CompiledTrigger;
-  given: JobPolicies;
-  policies: CompiledPolicies;
-  onError: string | undefined;
+  /** The record stored with the job, and what it compiles to. */
+  job: CompiledJob;
   paused: boolean;
   note: string | undefined;
   /** Set for a one-off whose runAt is due now (see dueOneOff): it runs at once, by backfill. */
@@ -59,36 +58,30 @@ export function dueBackfill(due: DueOneOff, overlap: CompiledPolicies['overlap']
 }
 
 /** The options of a new job's schedule. */
-export function createOptions(job: NewJob) {
-  const record: JobRecord = {
-    v: 1,
-    trigger: asGiven(job.trigger),
-    timezone: job.compiled.timezone,
-    policies: asGiven(job.given),
-    ...(job.onError ? { onError: job.onError } : {}),
-  };
+export function createOptions(n: NewJob) {
+  const { record, trigger, policies } = n.job;
   const encoded = encodeJobRecord(record);
-  const once = job.compiled.remainingActions !== undefined;
+  const once = trigger.remainingActions !== undefined;
   return {
-    scheduleId: job.jobId,
-    spec: scheduleSpec(job.compiled, job.policies),
+    scheduleId: n.jobId,
+    spec: scheduleSpec(trigger, policies),
     action: {
       type: 'startWorkflow' as const,
       workflowType: PIPELINE_WORKFLOW_TYPE,
-      workflowId: job.jobId,
-      taskQueue: job.taskQueue,
+      workflowId: n.jobId,
+      taskQueue: n.taskQueue,
       memo: { [ACTION_MEMO_KEY]: record },
-      ...runStartOptions(job.spec, job.args, runJobContext(job.jobId, job.policies, once, job.onError)),
+      ...runStartOptions(n.pipeline, n.args, runJobContext(n.jobId, policies, once, record.onError)),
     },
-    policies: schedulePolicies(job.policies),
+    policies: schedulePolicies(policies),
     state: {
-      paused: job.paused,
-      ...(job.note !== undefined ? { note: job.note } : {}),
-      ...(once ? { remainingActions: job.compiled.remainingActions } : {}),
-      ...dueState(job.due, job.paused, job.compiled.runAt),
-      ...(job.due ? { backfill: [dueBackfill(job.due, job.policies.overlap)] } : {}),
+      paused: n.paused,
+      ...(n.note !== undefined ? { note: n.note } : {}),
+      ...(once ? { remainingActions: trigger.remainingActions } : {}),
+      ...dueState(n.due, n.paused, trigger.runAt),
+      ...(n.due ? { backfill: [dueBackfill(n.due, policies.overlap)] } : {}),
     },
-    memo: { [JOB_MEMO_KEY]: { v: 1, pipeline: job.spec.name } satisfies JobMemo },
+    memo: { [JOB_MEMO_KEY]: { v: 1, pipeline: n.pipeline.name } satisfies JobMemo },
     ...(encoded ? { typedSearchAttributes: [{ key: JOB_SEARCH_ATTRIBUTE, value: encoded }] } : {}),
   } satisfies ScheduleOptions;
 }
@@ -110,33 +103,32 @@ export function finishedUpdate(d: ScheduleDescription): ScheduleUpdateOptions {
   };
 }
 
-/** The job's record as it stands, with whether its spec was edited outside temporal-flow. */
-interface CurrentJob {
-  record: JobRecord;
-  editedOutside: boolean;
-  input: PipelineRunInput;
+/** One of our jobs as an update finds it: its state and the input of its runs. */
+interface CurrentJob extends JobState {
+  readonly input: PipelineRunInput;
 }
 
 /**
- * Reads one of our jobs from the description an update starts from.
- *
- * @throws ForeignScheduleError for a schedule temporal-flow did not create.
+ * Refuses to edit a schedule temporal-flow did not create (ForeignScheduleError) or a spent one-off being
+ * removed (JobNotFoundError).
  */
-export function currentJob(jobId: string, d: ScheduleDescription): CurrentJob {
-  const job = jobFromDescription(d);
-  if (job.foreign) throw new ForeignScheduleError(jobId);
+function checkOurs(jobId: string, d: ScheduleDescription): void {
+  if (!ourJobMemo(d.memo, d.action.workflowType)) throw new ForeignScheduleError(jobId);
   // A one-off that has run and is being deleted: an edit now would be deleted with it.
   if (d.action.memo?.[FINISHED_MEMO_KEY] === true) throw new JobNotFoundError(jobId);
-  const stored = decodeJobRecord(d.typedSearchAttributes, d.action.memo);
+}
+
+/**
+ * Reads one of our jobs from the description an update starts from (see readJobState: the record is
+ * decoded once, its trigger compiled once).
+ *
+ * @throws ForeignScheduleError for a schedule temporal-flow did not create.
+ * @throws JobNotFoundError for a spent one-off being removed.
+ */
+function currentJob(jobId: string, d: ScheduleDescription): CurrentJob {
+  checkOurs(jobId, d);
   return {
-    record: {
-      v: 1,
-      trigger: job.trigger,
-      timezone: job.timezone,
-      policies: job.policies,
-      ...(stored?.onError ? { onError: stored.onError } : {}),
-    },
-    editedOutside: job.editedOutside,
+    ...readJobState(d.typedSearchAttributes, d.action.memo, d.spec),
     input: d.action.args?.[0] as PipelineRunInput,
   };
 }
@@ -162,25 +154,27 @@ function updated(d: ScheduleDescription, input: PipelineRunInput, record: JobRec
 }
 
 /**
- * rescheduleJob: a new trigger (and one remaining action for a one-off, none for the others; none either
- * for a one-off due now, which the caller backfills once this update landed). `dueFor` decides, from the
- * job's policies, whether a one-off runAt is due now (and throws when it is too late).
+ * rescheduleJob: the job with its new trigger, given (JSON-safe) and compiled (and one remaining action
+ * for a one-off, none for the others; none either for a one-off due now, which the caller backfills once
+ * this update landed). Whether a one-off is due follows the job's misfireGraceTime, else
+ * `schedulerGraceMs`; too late throws RunAtInPastError.
  */
 export function rescheduleUpdate(
   jobId: string,
   d: ScheduleDescription,
   trigger: Trigger,
   compiled: CompiledTrigger,
-  dueFor: (policies: JobPolicies) => DueOneOff | undefined,
+  schedulerGraceMs: number | undefined,
 ): { update: ScheduleUpdateOptions; due: DueOneOff | undefined } {
   const { record, input } = currentJob(jobId, d);
-  const due = dueFor(record.policies);
   const policies = compilePolicies(record.policies);
+  const next: JobRecord = { ...record, trigger, timezone: compiled.timezone };
+  const graceMs = { job: policies.misfireGraceMs, scheduler: schedulerGraceMs };
+  const due = dueOneOffWithGrace(compiled, graceMs, new Date());
   const once = compiled.remainingActions !== undefined;
-  const next: JobRecord = { ...record, trigger: asGiven(trigger), timezone: compiled.timezone };
-  const job = runJobContext(jobId, policies, once, record.onError);
+  const context = runJobContext(jobId, policies, once, next.onError);
   const update = {
-    ...updated(d, { ...input, job }, next),
+    ...updated(d, { ...input, job: context }, next),
     spec: scheduleSpec(compiled, policies),
     state: {
       ...d.state,
@@ -198,7 +192,7 @@ export function pauseUpdate(
   paused: boolean,
   note: string,
 ): ScheduleUpdateOptions {
-  currentJob(jobId, d);
+  checkOurs(jobId, d);
   return { ...d, searchAttributes: undefined, state: { ...d.state, paused, note } };
 }
 
@@ -211,7 +205,7 @@ export function replaceUpdate(
   d: ScheduleDescription,
   options: ReturnType<typeof createOptions>,
 ): ScheduleUpdateOptions {
-  currentJob(jobId, d);
+  checkOurs(jobId, d);
   const { scheduleId: _id, memo: _memo, state, ...rest } = options;
   const { backfill: _backfill, ...kept } = state;
   return { ...rest, state: kept };
@@ -221,22 +215,25 @@ export function replaceUpdate(
 export function modifyUpdate(
   jobId: string,
   d: ScheduleDescription,
-  changes: ModifyJobOptions,
+  changes: JobChanges,
 ): ScheduleUpdateOptions {
-  const { onError, args, note, ...policyChanges } = changes;
-  const { record, input, editedOutside } = currentJob(jobId, d);
-  const given: JobPolicies = asGiven({ ...record.policies, ...policyChanges });
+  const current = currentJob(jobId, d);
+  const { record, input, editedOutside } = current;
+  const given = asGiven({ ...record.policies, ...changes.policies });
   const policies = compilePolicies(given);
   const next: JobRecord = { ...record, policies: given };
-  if (onError === null) delete next.onError;
-  else if (onError !== undefined) next.onError = onError;
+  if (changes.onError === null) delete next.onError;
+  else if (changes.onError !== undefined) next.onError = changes.onError;
   // A spec edited outside temporal-flow is kept as it is (and adopted): modifyJob never changes when.
-  const compiled = editedOutside ? undefined : compileTrigger(record.trigger, record.timezone);
+  // A schedule without a record (only the spec's meaning) has its trigger compiled here for the first time.
+  const compiled = editedOutside
+    ? undefined
+    : (current.compiled ?? compileTrigger(record.trigger, record.timezone));
   const job = runJobContext(jobId, policies, input.job?.once === true, next.onError);
   return {
-    ...updated(d, { ...input, args: args ?? input.args, job }, next),
+    ...updated(d, { ...input, args: changes.args ?? input.args, job }, next),
     spec: compiled ? scheduleSpec(compiled, policies) : d.spec,
     policies: { ...d.policies, catchupWindow: undefined, ...schedulePolicies(policies) },
-    state: { ...d.state, ...(note !== undefined ? { note } : {}) },
+    state: { ...d.state, ...(changes.note !== undefined ? { note: changes.note } : {}) },
   };
 }

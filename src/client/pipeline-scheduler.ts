@@ -7,24 +7,23 @@ import {
 } from '@temporalio/client';
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { UnknownStepError } from '../pipeline/errors';
-import { compileTrigger, validateTimezone, type CompiledTrigger } from '../schedule/compile-trigger';
+import { compileTrigger, validateTimezone } from '../schedule/compile-trigger';
 import { describeValue, InvalidArgumentError } from '../errors';
 import { parseInstant } from '../parse/instant';
 import { compilePolicies, type JobPolicies } from '../schedule/policies';
-import { dueOneOff, type DueOneOff } from '../schedule/one-off-due';
+import { dueOneOffWithGrace, type DueOneOff } from '../schedule/one-off-due';
 import { previewTrigger, type TriggerPreview } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
-import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
 import { jobFromDescription } from './job-describe';
 import { listJobs } from './job-list';
 import { listJobRuns } from './job-history';
-import { JOB_MEMO_KEY, isJobMemo } from './job-memo';
+import { ourJobMemo } from './job-memo';
 import {
   asGiven,
   checkArgs,
   checkJobFields,
-  checkOptionsObject,
+  splitChanges,
   splitOptions,
   type CronJobOptions,
   type IntervalJobOptions,
@@ -32,8 +31,9 @@ import {
   type ModifyJobOptions,
   type OneOffJobOptions,
 } from './job-options';
+import type { JobRecord } from './job-record';
 import { computeStats } from './job-stats';
-import type { JobFilter, JobHistoryOptions, JobListing, JobRun, JobStats } from './job-types';
+import type { JobDescription, JobFilter, JobHistoryOptions, JobRun, JobStats, JobSummary } from './job-types';
 import { updateJob, type JobUpdateBuilder } from './job-update';
 import {
   createOptions,
@@ -145,12 +145,14 @@ export class PipelineScheduler {
    * Schedules not created by temporal-flow are listed as `{ foreign: true }`; one-off jobs that have run
    * are left out. Listings are eventually consistent: a job created a moment ago may be missing.
    */
-  async listJobs(filter: JobFilter = {}): Promise<JobListing[]> {
+  async listJobs(filter: JobFilter & { details: true }): Promise<JobDescription[]>;
+  async listJobs(filter?: JobFilter): Promise<JobSummary[]>;
+  async listJobs(filter: JobFilter = {}): Promise<JobSummary[]> {
     return listJobs(this.client, filter);
   }
 
   /** The job as created (trigger, time zone, args, policies, note, paused) plus next runs, recent runs, counters. */
-  async getJob(jobId: string): Promise<JobListing> {
+  async getJob(jobId: string): Promise<JobDescription> {
     return jobFromDescription(await this.describe(jobId));
   }
 
@@ -162,10 +164,11 @@ export class PipelineScheduler {
    * @throws JobConflictError when concurrent edits kept winning (see docs/scheduling.md).
    */
   async rescheduleJob(jobId: string, trigger: Trigger): Promise<void> {
-    const compiled = compileTrigger(asGiven(trigger), this.timezone);
+    const given = asGiven(trigger);
+    const compiled = compileTrigger(given, this.timezone);
     let due: DueOneOff | undefined;
     const d = await this.update(jobId, (current) => {
-      const next = rescheduleUpdate(jobId, current, trigger, compiled, (p) => this.dueNow(compiled, p));
+      const next = rescheduleUpdate(jobId, current, given, compiled, this.misfireGraceMs);
       due = next.due;
       return next.update;
     });
@@ -174,14 +177,9 @@ export class PipelineScheduler {
 
   /** Changes what a job runs and how (args, note, policies, onError); when it runs is kept. */
   async modifyJob(jobId: string, changes: ModifyJobOptions): Promise<void> {
-    checkOptionsObject(changes);
-    const { onError, args, note, ...policyChanges } = changes;
     // Validated before any call: an unknown key, bad args or bad policies change nothing.
-    splitOptions(policyChanges, { trigger: false, job: [] });
-    checkJobFields({ note });
-    compilePolicies(policyChanges);
-    const checked = { ...changes, ...(args !== undefined ? { args: checkArgs(args) } : {}) };
-    if (onError !== undefined && onError !== null) this.checkOnError(onError);
+    const checked = splitChanges(changes);
+    if (checked.onError !== undefined && checked.onError !== null) this.checkOnError(checked.onError);
     await this.update(jobId, (d) => modifyUpdate(jobId, d, checked));
   }
 
@@ -286,9 +284,7 @@ export class PipelineScheduler {
   /** Describes a job, refusing schedules temporal-flow did not create. */
   private async describeOurs(jobId: string): Promise<ScheduleDescription> {
     const d = await this.describe(jobId);
-    if (!isJobMemo(d.memo?.[JOB_MEMO_KEY]) || d.action.workflowType !== PIPELINE_WORKFLOW_TYPE) {
-      throw new ForeignScheduleError(jobId);
-    }
+    if (!ourJobMemo(d.memo, d.action.workflowType)) throw new ForeignScheduleError(jobId);
     this.ownJobs.add(jobId);
     return d;
   }
@@ -298,16 +294,6 @@ export class PipelineScheduler {
     const d = await updateJob(this.client, jobId, build);
     this.ownJobs.add(jobId);
     return d;
-  }
-
-  /** Whether a one-off is due now, by the job's grace, else this scheduler's (throws when too late). */
-  private dueNow(compiled: CompiledTrigger, policies: JobPolicies): DueOneOff | undefined {
-    const own = compilePolicies(policies).misfireGraceMs;
-    const grace =
-      own !== undefined
-        ? { ms: own, from: 'job' as const }
-        : { ms: this.misfireGraceMs, from: 'scheduler' as const };
-    return dueOneOff(compiled, grace, new Date());
   }
 
   /** Runs a due one-off of an existing schedule at once: a backfill of its one second, with its overlap. */
@@ -324,25 +310,33 @@ export class PipelineScheduler {
     const { trigger, job, policies: own } = splitOptions(opts);
     checkJobFields(job);
     const given: JobPolicies = { ...this.jobDefaults, ...own };
-    const spec = toPipelineSpec(p);
-    checkKnownSteps(spec, this.knownSteps);
+    const pipeline = toPipelineSpec(p);
+    checkKnownSteps(pipeline, this.knownSteps);
     const compiled = compileTrigger(trigger, this.timezone);
     const policies = compilePolicies(given);
-    const due = this.dueNow(compiled, own);
+    // The job's own grace is the one in `given` when it sets one (it wins over the default).
+    const graceMs = {
+      job: own.misfireGraceTime !== undefined ? policies.misfireGraceMs : undefined,
+      scheduler: this.misfireGraceMs,
+    };
+    const due = dueOneOffWithGrace(compiled, graceMs, new Date());
     const args = checkArgs(job.args);
     const onError = job.onError ?? this.options.onError;
     if (job.onError !== undefined) this.checkOnError(job.onError);
-    const jobId = job.jobId ?? `${spec.name}-${randomUUID()}`;
+    const jobId = job.jobId ?? `${pipeline.name}-${randomUUID()}`;
+    const record: JobRecord = {
+      v: 1,
+      trigger: asGiven(trigger),
+      timezone: compiled.timezone,
+      policies: asGiven(given),
+      ...(onError ? { onError } : {}),
+    };
     const options = createOptions({
       jobId,
       taskQueue: this.options.taskQueue,
-      spec,
+      pipeline,
       args,
-      trigger,
-      compiled,
-      given,
-      policies,
-      onError,
+      job: { record, trigger: compiled, policies },
       paused: job.paused ?? false,
       note: job.note,
       due,

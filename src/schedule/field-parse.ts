@@ -76,7 +76,7 @@ function rejectQuartz(part: string, rule: FieldRule, subject: string, fail: Fail
  * Sunday may be written 7, but Temporal keeps weekdays as 0-6: a day-of-week range whose values reach 7
  * matches Sunday as 0 instead, and never goes past 6.
  */
-function foldSunday(r: FieldRange, rule: FieldRule): FieldRange[] {
+export function foldSunday(r: FieldRange, rule: FieldRule): FieldRange[] {
   if (rule.field !== 'dayOfWeek' || r.end !== 7) return [r];
   const weekdays = r.start === 7 ? [] : [{ ...r, end: 6 }];
   const reachesSeven = (7 - r.start) % r.step === 0;

@@ -99,3 +99,19 @@ function formatLate(ms: number): string {
   if (s > 0 || parts.length === 0) parts.push(`${s}s`);
   return parts.join(' ');
 }
+
+/**
+ * {@link dueOneOff} with the job's own misfireGraceTime when it sets one, else the scheduler's (each in
+ * milliseconds, undefined when unset).
+ */
+export function dueOneOffWithGrace(
+  compiled: CompiledTrigger,
+  graceMs: { job: number | undefined; scheduler: number | undefined },
+  now: Date,
+): DueOneOff | undefined {
+  const grace =
+    graceMs.job !== undefined
+      ? { ms: graceMs.job, from: 'job' as const }
+      : { ms: graceMs.scheduler, from: 'scheduler' as const };
+  return dueOneOff(compiled, grace, now);
+}

@@ -13,7 +13,7 @@ import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { JobConflictError, JobNotFoundError } from '../../src/client/errors';
 import { EDIT_ATTEMPTS, updateJob } from '../../src/client/job-update';
 import { finishedUpdate } from '../../src/client/job-write';
-import type { ScheduledJob } from '../../src/client/job-types';
+import type { ScheduledJobDescription } from '../../src/client/job-types';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*
@@ -32,66 +32,69 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function ours(s: PipelineScheduler, jobId: string): Promise<ScheduledJob> {
+async function ours(s: PipelineScheduler, jobId: string): Promise<ScheduledJobDescription> {
   const job = await s.getJob(jobId);
   if (job.foreign) throw new Error(`${jobId} is foreign`);
   return job;
 }
 
 /** Ten edits of distinct things, each with the check that it is visible on the job. */
-const EDITS: { name: string; apply: (id: string) => Promise<void>; visible: (j: ScheduledJob) => boolean }[] =
-  [
-    {
-      name: 'cron',
-      apply: (id) => scheduler.rescheduleJob(id, { cron: '0 3 * * *' }),
-      visible: (j) => 'cron' in j.trigger && j.trigger.cron === '0 3 * * *',
-    },
-    {
-      name: 'args',
-      apply: (id) => scheduler.modifyJob(id, { args: ['edited'] }),
-      visible: (j) => JSON.stringify(j.args) === '["edited"]',
-    },
-    {
-      name: 'note',
-      apply: (id) => scheduler.modifyJob(id, { note: 'edited note' }),
-      visible: (j) => j.note === 'edited note',
-    },
-    {
-      name: 'misfireGraceTime',
-      apply: (id) => scheduler.modifyJob(id, { misfireGraceTime: '30s' }),
-      visible: (j) => j.policies.misfireGraceTime === '30s',
-    },
-    {
-      name: 'maxInstances',
-      apply: (id) => scheduler.modifyJob(id, { maxInstances: 3 }),
-      visible: (j) => j.policies.maxInstances === 3,
-    },
-    {
-      name: 'jitter',
-      apply: (id) => scheduler.modifyJob(id, { jitter: '5s' }),
-      visible: (j) => j.policies.jitter === '5s',
-    },
-    {
-      name: 'pauseOnFailure',
-      apply: (id) => scheduler.modifyJob(id, { pauseOnFailure: true }),
-      visible: (j) => j.policies.pauseOnFailure === true,
-    },
-    {
-      name: 'onError',
-      apply: (id) => scheduler.modifyJob(id, { onError: 'notifyOps' }),
-      visible: (j) => j.onError === 'notifyOps',
-    },
-    {
-      name: 'endAt',
-      apply: (id) => scheduler.modifyJob(id, { endAt: '2099-01-01T00:00:00.000Z' }),
-      visible: (j) => j.policies.endAt === '2099-01-01T00:00:00.000Z',
-    },
-    {
-      name: 'catchupWindow',
-      apply: (id) => scheduler.modifyJob(id, { catchupWindow: '2m' }),
-      visible: (j) => j.policies.catchupWindow === '2m',
-    },
-  ];
+const EDITS: {
+  name: string;
+  apply: (id: string) => Promise<void>;
+  visible: (j: ScheduledJobDescription) => boolean;
+}[] = [
+  {
+    name: 'cron',
+    apply: (id) => scheduler.rescheduleJob(id, { cron: '0 3 * * *' }),
+    visible: (j) => 'cron' in j.trigger && j.trigger.cron === '0 3 * * *',
+  },
+  {
+    name: 'args',
+    apply: (id) => scheduler.modifyJob(id, { args: ['edited'] }),
+    visible: (j) => JSON.stringify(j.args) === '["edited"]',
+  },
+  {
+    name: 'note',
+    apply: (id) => scheduler.modifyJob(id, { note: 'edited note' }),
+    visible: (j) => j.note === 'edited note',
+  },
+  {
+    name: 'misfireGraceTime',
+    apply: (id) => scheduler.modifyJob(id, { misfireGraceTime: '30s' }),
+    visible: (j) => j.policies.misfireGraceTime === '30s',
+  },
+  {
+    name: 'maxInstances',
+    apply: (id) => scheduler.modifyJob(id, { maxInstances: 3 }),
+    visible: (j) => j.policies.maxInstances === 3,
+  },
+  {
+    name: 'jitter',
+    apply: (id) => scheduler.modifyJob(id, { jitter: '5s' }),
+    visible: (j) => j.policies.jitter === '5s',
+  },
+  {
+    name: 'pauseOnFailure',
+    apply: (id) => scheduler.modifyJob(id, { pauseOnFailure: true }),
+    visible: (j) => j.policies.pauseOnFailure === true,
+  },
+  {
+    name: 'onError',
+    apply: (id) => scheduler.modifyJob(id, { onError: 'notifyOps' }),
+    visible: (j) => j.onError === 'notifyOps',
+  },
+  {
+    name: 'endAt',
+    apply: (id) => scheduler.modifyJob(id, { endAt: '2099-01-01T00:00:00.000Z' }),
+    visible: (j) => j.policies.endAt === '2099-01-01T00:00:00.000Z',
+  },
+  {
+    name: 'catchupWindow',
+    apply: (id) => scheduler.modifyJob(id, { catchupWindow: '2m' }),
+    visible: (j) => j.policies.catchupWindow === '2m',
+  },
+];
 
 describe('concurrent edits of one job', () => {
   it('10 edits of distinct fields at once, 20 times: each one visible or JobConflictError, none lost', async () => {
@@ -197,7 +200,7 @@ describe('an edit in the Temporal UI/CLI races ours', () => {
   it('the outside edit is kept, ours is re-applied on top of it', async () => {
     const jobId = await scheduler.schedule(p, { jobId: t.uid('outside'), cron: '0 2 * * *', paused: true });
     let outsideEdits = 0;
-    let seenBetween: ScheduledJob | undefined;
+    let seenBetween: ScheduledJobDescription | undefined;
     const calls = { n: 0 };
     const raced = await racedScheduler(async () => {
       if (outsideEdits > 0) return;

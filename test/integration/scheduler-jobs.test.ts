@@ -4,7 +4,7 @@ import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { ForeignScheduleError, JobNotFoundError } from '../../src/client/errors';
 import { jobDstWarnings } from '../../src/client/job-describe';
-import type { ForeignJob, ScheduledJob } from '../../src/client/job-types';
+import type { ForeignJob, ScheduledJobDescription } from '../../src/client/job-types';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 const steps = {
@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function ours(jobId: string): Promise<ScheduledJob> {
+async function ours(jobId: string): Promise<ScheduledJobDescription> {
   const job = await scheduler.getJob(jobId);
   if (job.foreign) throw new Error(`${jobId} is foreign`);
   return job;

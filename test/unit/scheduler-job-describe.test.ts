@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ScheduleSummary } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { isSpentOneOff, jobFromSummary } from '../../src/client/job-describe';
 import { encodeJobRecord, decodeJobRecord, ACTION_MEMO_KEY } from '../../src/client/job-record';
 import { splitOptions, checkArgs } from '../../src/client/job-options';
 import { JOB_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
+import type { ScheduledJobDescription, ScheduledJobSummary } from '../../src/client/job-types';
 
 const calendar = {
   second: [{ start: 0, end: 0, step: 1 }],
@@ -49,6 +50,17 @@ describe('jobs from schedule listings', () => {
       policies: { misfireGraceTime: '10m' },
       editedOutside: false,
     });
+  });
+
+  it('summarises a job without the fields only a description carries', () => {
+    const job = jobFromSummary(summary({}));
+    for (const field of ['args', 'counters', 'remainingActions', 'createdAt', 'updatedAt']) {
+      expect(job).not.toHaveProperty(field);
+    }
+    expectTypeOf<ScheduledJobSummary>().not.toHaveProperty('args');
+    expectTypeOf<ScheduledJobSummary>().not.toHaveProperty('counters');
+    expectTypeOf<ScheduledJobDescription['args']>().toEqualTypeOf<unknown[]>();
+    expectTypeOf<ScheduledJobDescription['createdAt']>().toEqualTypeOf<Date>();
   });
 
   it('lists a schedule without our memo, or running another workflow, as foreign', () => {

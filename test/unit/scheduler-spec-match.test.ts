@@ -6,6 +6,11 @@ import {
   formatMs,
   triggerFromSpec,
 } from '../../src/client/job-spec-match';
+import { compileTrigger } from '../../src/schedule/compile-trigger';
+import type { Trigger } from '../../src/schedule/trigger-types';
+
+/** The fingerprint of what a trigger asks of Temporal (unnamed time zones are UTC). */
+const expected = (trigger: Trigger) => expectedFingerprint(compileTrigger(trigger, 'UTC'));
 
 /** A calendar as the server describes `m h * * *` (the shape `describe()` returns). */
 function daily(minute: number, hour: number): CalendarSpecDescription {
@@ -30,32 +35,63 @@ const described = (spec: Partial<ScheduleSpecDescription>): ScheduleSpecDescript
 describe('edit detection: what was asked vs what the schedule has', () => {
   it('matches a cron with the calendar the server made of it', () => {
     const actual = described({ calendars: [daily(0, 2)], timezone: 'Europe/Paris' });
-    expect(expectedFingerprint({ cronExpressions: ['0 2 * * *'], timezone: 'Europe/Paris' })).toBe(
-      actualFingerprint(actual),
-    );
+    expect(expected({ cron: '0 2 * * *', timezone: 'Europe/Paris' })).toBe(actualFingerprint(actual));
   });
 
   it.each([
-    ['another hour', { cronExpressions: ['0 3 * * *'], timezone: 'Europe/Paris' }],
-    ['another time zone', { cronExpressions: ['0 2 * * *'], timezone: 'Europe/London' }],
-    ['an extra calendar', { cronExpressions: ['0 2 * * *', '0 4 * * *'], timezone: 'Europe/Paris' }],
-    ['an interval instead', { intervals: [{ every: '1d' }], timezone: 'Europe/Paris' }],
-  ])('tells %s apart', (_what, spec) => {
+    ['another hour', { cron: '0 3 * * *', timezone: 'Europe/Paris' }],
+    ['another time zone', { cron: '0 2 * * *', timezone: 'Europe/London' }],
+    ['an extra calendar', { cron: ['0 2 * * *', '0 4 * * *'], timezone: 'Europe/Paris' }],
+    ['an interval instead', { every: '1d', timezone: 'Europe/Paris' }],
+  ])('tells %s apart', (_what, trigger: Trigger) => {
     const actual = described({ calendars: [daily(0, 2)], timezone: 'Europe/Paris' });
-    expect(expectedFingerprint(spec)).not.toBe(actualFingerprint(actual));
+    expect(expected(trigger)).not.toBe(actualFingerprint(actual));
   });
 
   it('reads day-of-week 7 and 0 as Sunday, and names as numbers', () => {
-    expect(expectedFingerprint({ cronExpressions: ['0 0 * * 7'] })).toBe(
-      expectedFingerprint({ cronExpressions: ['0 0 * * SUN'] }),
+    expect(expected({ cron: '0 0 * * 7' })).toBe(expected({ cron: '0 0 * * SUN' }));
+    expect(expected({ cron: '0 0 * JAN-MAR 1-5' })).toBe(expected({ cron: '0 0 * 1-3 MON-FRI' }));
+  });
+
+  it('matches a one-off with the calendar of its one second', () => {
+    const at: CalendarSpecDescription = {
+      second: [{ start: 5, end: 5, step: 1 }],
+      minute: [{ start: 30, end: 30, step: 1 }],
+      hour: [{ start: 23, end: 23, step: 1 }],
+      dayOfMonth: [{ start: 31, end: 31, step: 1 }],
+      month: [{ start: 'DECEMBER', end: 'DECEMBER', step: 1 }],
+      year: [{ start: 2030, end: 2030, step: 1 }],
+      dayOfWeek: [{ start: 'SUNDAY', end: 'SATURDAY', step: 1 }],
+    };
+    expect(expected({ runAt: '2030-12-31T23:30:05Z' })).toBe(
+      actualFingerprint(described({ calendars: [at] })),
     );
-    expect(expectedFingerprint({ cronExpressions: ['0 0 * JAN-MAR 1-5'] })).toBe(
-      expectedFingerprint({ cronExpressions: ['0 0 * 1-3 MON-FRI'] }),
+    expect(expected({ runAt: '2030-12-31T23:30:06Z' })).not.toBe(
+      actualFingerprint(described({ calendars: [at] })),
+    );
+  });
+
+  it('matches a calendar trigger and the cron string that means the same', () => {
+    expect(expected({ calendar: { hour: 9, dayOfWeek: 'MON-FRI' } })).toBe(expected({ cron: '0 9 * * 1-5' }));
+    expect(expected({ cron: '0 0 * * 5-7' })).toBe(
+      actualFingerprint(
+        described({
+          calendars: [
+            {
+              ...daily(0, 0),
+              dayOfWeek: [
+                { start: 'SUNDAY', end: 'SUNDAY', step: 1 },
+                { start: 'FRIDAY', end: 'SATURDAY', step: 1 },
+              ],
+            },
+          ],
+        }),
+      ),
     );
   });
 
   it('compares intervals in milliseconds, however they were written', () => {
-    expect(expectedFingerprint({ intervals: [{ every: '2h', offset: '1h' }] })).toBe(
+    expect(expected({ every: '2h', offset: '1h' })).toBe(
       actualFingerprint(described({ intervals: [{ every: 7_200_000, offset: 3_600_000 }] })),
     );
   });
