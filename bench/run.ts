@@ -3,7 +3,7 @@
  * one embedded dev server, each printing its own figures. Benchmarks print ratios against a baseline run
  * side by side in the same process; nothing here asserts on time.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { readEnv } from '../src/config';
@@ -26,11 +26,15 @@ async function main(): Promise<void> {
   try {
     for (const file of files) {
       console.log(`\n=== ${file} ===`);
-      const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, file)], {
+      // Not spawnSync: this process must keep draining the embedded server's output while a bench runs.
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, file)], {
         stdio: 'inherit',
         env: { ...process.env, TEMPORAL_ADDRESS: address },
       });
-      if (res.status !== 0) throw new Error(`${file} exited with ${res.status ?? res.signal}`);
+      const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+        child.once('exit', (c, s) => resolve([c, s])),
+      );
+      if (code !== 0) throw new Error(`${file} exited with ${code ?? signal}`);
     }
   } finally {
     await server?.stop();
