@@ -31,6 +31,7 @@ async function main(): Promise<void> {
       cliPath: env.temporalCli,
       searchPath: env.path,
       namespace: env.namespace,
+      scheduleStartRps: env.scheduleStartRps,
     });
     address = server.address;
     console.log(

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_SCHEDULE_START_RPS } from './devserver/dynamic-config';
 import { TemporalFlowError } from './errors';
 
 /**
@@ -26,6 +27,12 @@ export interface TflowEnv {
   metricsPort: number | undefined;
   /** PATH, to look for `temporal`. */
   path: string;
+  /**
+   * Scheduled workflow starts per second the embedded server allows per namespace
+   * (`TFLOW_SCHEDULE_START_RPS`; its dynamic config `worker.schedulerNamespaceStartWorkflowRPS`).
+   * @default 1000
+   */
+  scheduleStartRps: number;
 }
 
 export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
@@ -41,7 +48,18 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
     metricsPort: port !== undefined && Number.isInteger(port) && port >= 0 ? port : undefined,
     path: env.PATH ?? '',
+    scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
   };
+}
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new TemporalFlowError('INVALID_CONFIG', `${name} must be a number above 0, got "${raw}"`);
+  }
+  return n;
 }
 
 /** What `Connection.connect` and `NativeConnection.connect` need to reach a secured cluster. */

@@ -43,6 +43,7 @@ export function registerServerCommands(program: Command, env: TflowEnv): void {
           cliPath: env.temporalCli,
           searchPath: env.path,
           namespace: env.namespace,
+          scheduleStartRps: env.scheduleStartRps,
           db: opts.memory ? 'memory' : opts.db,
           ...(opts.port !== undefined ? { port: opts.port } : {}),
           ...(opts.headless

@@ -8,10 +8,11 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { TflowEnv } from '../config';
 import { TFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { DevServerStartError, TemporalCliNotFoundError } from './errors';
+import { devServerDynamicConfig, dynamicConfigArgs, type DevServerTuning } from './dynamic-config';
 import { ensureTemporalCli, type TemporalCli } from './find-cli';
 import { registerSearchAttributes } from './search-attributes';
 
-export interface DevServerOptions {
+export interface DevServerOptions extends DevServerTuning {
   /** The project's `.tflow` folder (SQLite file, log, local CLI). */
   home: string;
   /** `TEMPORAL_CLI`, when set. */
@@ -108,13 +109,14 @@ export class DevServer implements AsyncDisposable {
 
   /** A throw-away server (in memory, free port, no UI) configured from the environment: for tests and benchmarks. */
   static async startEphemeral(
-    env: Pick<TflowEnv, 'home' | 'temporalCli' | 'path' | 'namespace'>,
+    env: Pick<TflowEnv, 'home' | 'temporalCli' | 'path' | 'namespace' | 'scheduleStartRps'>,
   ): Promise<DevServer> {
     return DevServer.start({
       home: env.home,
       cliPath: env.temporalCli,
       searchPath: env.path,
       namespace: env.namespace,
+      scheduleStartRps: env.scheduleStartRps,
       db: 'memory',
       port: 0,
       uiPort: false,
@@ -134,7 +136,7 @@ export class DevServer implements AsyncDisposable {
       });
     } catch (err) {
       if (!(err instanceof TemporalCliNotFoundError) || opts.sdkDownload === false) throw err;
-      return DevServer.startWithSdkDownload(layout, err);
+      return DevServer.startWithSdkDownload(layout, devServerDynamicConfig(opts), err);
     }
     const { namespace, port, uiPort, dbFile } = layout;
     const logFile = path.join(opts.home, 'server.log');
@@ -156,6 +158,7 @@ export class DevServer implements AsyncDisposable {
     else args.push('--ui-port', String(uiPort), '--ui-disable-news-fetch');
     for (const [name, type] of Object.entries(TFLOW_SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);
+    args.push(...dynamicConfigArgs(devServerDynamicConfig(opts)));
 
     const log = createWriteStream(logFile, { flags: 'a' });
     const child = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -225,6 +228,7 @@ export class DevServer implements AsyncDisposable {
    */
   private static async startWithSdkDownload(
     { namespace, port, uiPort, dbFile }: ServerLayout,
+    dynamicConfig: Record<string, unknown>,
     notFound: TemporalCliNotFoundError,
   ): Promise<DevServer> {
     let env: TestWorkflowEnvironment;
@@ -237,7 +241,7 @@ export class DevServer implements AsyncDisposable {
           namespace,
           ...(uiPort !== undefined ? { ui: true, uiPort } : { ui: false }),
           ...(dbFile ? { dbFilename: dbFile } : {}),
-          extraArgs: ['--log-level', 'error'],
+          extraArgs: ['--log-level', 'error', ...dynamicConfigArgs(dynamicConfig)],
         },
       });
     } catch (err) {
