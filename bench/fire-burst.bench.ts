@@ -204,7 +204,7 @@ async function main(): Promise<void> {
         const w = await burst(side, WARMUP, 5_000);
         createRate = Math.min(createRate, WARMUP / Math.max(w.createMs, 1));
       }
-      const leadMs = intArg('lead', Math.ceil(5 + (3 * N) / createRate / 1000)) * 1000;
+      const leadMs = intArg('lead', Math.ceil(10 + (4 * N) / createRate / 1000)) * 1000;
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? [sides.ours, sides.raw] : [sides.raw, sides.ours];
         const line: string[] = [];
