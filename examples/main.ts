@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       searchPath: env.path,
       namespace: env.namespace,
       retention: env.retention,
+      scheduleStartRps: env.scheduleStartRps,
     });
     address = server.address;
     console.log(

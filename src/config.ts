@@ -6,6 +6,7 @@ import {
   type ClientConfigTLS,
 } from '@temporalio/envconfig';
 import type { TLSConfig } from '@temporalio/client';
+import { DEFAULT_SCHEDULE_START_RPS } from './devserver/dynamic-config';
 import { InvalidArgumentError } from './errors';
 import { AesGcmPayloadCodec } from './codec/aes-gcm-codec';
 import { parseCodecKeys } from './codec/keys';
@@ -59,6 +60,12 @@ export interface TflowEnv {
   codecKeyId: string | undefined;
   /** PATH, to look for `temporal`. */
   path: string;
+  /**
+   * Scheduled workflow starts per second the embedded server allows per namespace
+   * (`TFLOW_SCHEDULE_START_RPS`; its dynamic config `worker.schedulerNamespaceStartWorkflowRPS`).
+   * @default 1000
+   */
+  scheduleStartRps: number;
 }
 
 /** Variables of temporal-flow 0.1 that the standard names replace. */
@@ -95,6 +102,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     codecKeys: env.TFLOW_CODEC_KEYS || undefined,
     codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
     path: env.PATH ?? '',
+    scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
   };
 }
 
@@ -116,6 +124,16 @@ function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {
       { cause: err },
     );
   }
+}
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new InvalidConfigError(name, `${name} must be a number above 0, got "${raw}"`);
+  }
+  return n;
 }
 
 /** What `Connection.connect` and `NativeConnection.connect` need to reach a secured cluster. */

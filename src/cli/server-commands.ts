@@ -45,6 +45,7 @@ export function registerServerCommands(program: Command, env: TflowEnv): void {
           searchPath: env.path,
           namespace: env.namespace,
           retention: env.retention,
+          scheduleStartRps: env.scheduleStartRps,
           db: opts.memory ? 'memory' : opts.db,
           ...(opts.port !== undefined ? { port: opts.port } : {}),
           ...(opts.headless

@@ -8,11 +8,12 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { TflowEnv } from '../config';
 import { TFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { DevServerStartError, TemporalCliNotFoundError } from './errors';
+import { devServerDynamicConfig, dynamicConfigArgs, type DevServerTuning } from './dynamic-config';
 import { ensureTemporalCli, type TemporalCli } from './find-cli';
 import { parseRetention } from '../setup/retention';
 import { setupNamespace } from '../setup/setup-namespace';
 
-export interface DevServerOptions {
+export interface DevServerOptions extends DevServerTuning {
   /** The project's `.tflow` folder (SQLite file, log, local CLI). */
   home: string;
   /** `TEMPORAL_CLI`, when set. */
@@ -111,7 +112,7 @@ export class DevServer implements AsyncDisposable {
 
   /** A throw-away server (in memory, free port, no UI) configured from the environment: for tests and benchmarks. */
   static async startEphemeral(
-    env: Pick<TflowEnv, 'home' | 'temporalCli' | 'path' | 'namespace' | 'retention'>,
+    env: Pick<TflowEnv, 'home' | 'temporalCli' | 'path' | 'namespace' | 'retention' | 'scheduleStartRps'>,
   ): Promise<DevServer> {
     return DevServer.start({
       retention: env.retention,
@@ -119,6 +120,7 @@ export class DevServer implements AsyncDisposable {
       cliPath: env.temporalCli,
       searchPath: env.path,
       namespace: env.namespace,
+      scheduleStartRps: env.scheduleStartRps,
       db: 'memory',
       port: 0,
       uiPort: false,
@@ -139,7 +141,7 @@ export class DevServer implements AsyncDisposable {
       });
     } catch (err) {
       if (!(err instanceof TemporalCliNotFoundError) || opts.sdkDownload === false) throw err;
-      return DevServer.startWithSdkDownload(layout, err, retentionMs);
+      return DevServer.startWithSdkDownload(layout, devServerDynamicConfig(opts), err, retentionMs);
     }
     const { namespace, port, uiPort, dbFile } = layout;
     const logFile = path.join(opts.home, 'server.log');
@@ -161,6 +163,7 @@ export class DevServer implements AsyncDisposable {
     else args.push('--ui-port', String(uiPort), '--ui-disable-news-fetch');
     for (const [name, type] of Object.entries(TFLOW_SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);
+    args.push(...dynamicConfigArgs(devServerDynamicConfig(opts)));
 
     const log = createWriteStream(logFile, { flags: 'a' });
     const child = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -230,6 +233,7 @@ export class DevServer implements AsyncDisposable {
    */
   private static async startWithSdkDownload(
     { namespace, port, uiPort, dbFile }: ServerLayout,
+    dynamicConfig: Record<string, unknown>,
     notFound: TemporalCliNotFoundError,
     retentionMs: number,
   ): Promise<DevServer> {
@@ -243,7 +247,7 @@ export class DevServer implements AsyncDisposable {
           namespace,
           ...(uiPort !== undefined ? { ui: true, uiPort } : { ui: false }),
           ...(dbFile ? { dbFilename: dbFile } : {}),
-          extraArgs: ['--log-level', 'error'],
+          extraArgs: ['--log-level', 'error', ...dynamicConfigArgs(dynamicConfig)],
         },
       });
     } catch (err) {

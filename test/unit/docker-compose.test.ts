@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { DEFAULT_SCHEDULE_START_RPS, SCHEDULE_START_RPS_KEY } from '../../src/devserver/dynamic-config';
 import { TFLOW_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import {
   CLUSTER_RETENTION_DAYS,
@@ -153,5 +154,13 @@ describe('docker-compose.yml', () => {
       expect(existsSync(path.join(root, src!)), src).toBe(true);
     expect(svc('worker').environment?.TFLOW_METRICS_PORT).toBe('9464');
     expect(svc('worker').ports).toContain('9464:9464');
+  });
+
+  it("the cluster dynamic config starts scheduled runs at the embedded server's rate", () => {
+    const config = parse(readFileSync(path.join(root, DYNAMIC_CONFIG_FILE), 'utf8')) as Record<
+      string,
+      { value: unknown }[]
+    >;
+    expect(config[SCHEDULE_START_RPS_KEY]?.[0]?.value).toBe(DEFAULT_SCHEDULE_START_RPS);
   });
 });

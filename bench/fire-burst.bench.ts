@@ -1,0 +1,278 @@
+/*
+ * Burst capacity: N jobs due at the same instant. Ours (PipelineScheduler jobs running a 1-step pipeline,
+ * on createWorker) against raw Temporal Schedules starting a hand-written one-activity workflow
+ * (bench/burst-baseline-workflow.ts, on a plain SDK Worker), on the same server, in the same process.
+ * Each burst fires alone (one side at a time, order flipped every round) so that its latency and CPU are
+ * its own. Prints p50/p99/max of nominal time -> workflow start (visibility's StartTime) and -> first step
+ * start (the step notes Date.now()), and CPU per fired run: the server's (/proc/<pid>/stat of the process
+ * listening on the address) and the worker's (this process: both workers, the SDK core and the driver,
+ * which idles during a burst), from just before the nominal time until every run of the burst completed.
+ *
+ *   npm run bench -- fire-burst                   # 200 jobs, 2 rounds, on a fresh embedded server
+ *   npx tsx bench/run.ts fire-burst               # same
+ *   npm run bench -- fire-burst --jobs 1000 --rounds 2
+ *   TEMPORAL_ADDRESS=127.0.0.1:7233 npx tsx bench/fire-burst.bench.ts --worker-options '{"maxCachedWorkflows":0}'
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { readEnv } from '../src/config';
+import { PipelineScheduler } from '../src/client/pipeline-scheduler';
+import { pipeline } from '../src/pipeline';
+import { createWorker, WORKFLOWS_PATH } from '../src/worker/create-worker';
+import { recordingSteps } from './burst-steps';
+import { ownCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
+
+function intArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const n = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number of 1 or more`);
+  return n;
+}
+const N = intArg('jobs', 200);
+const ROUNDS = intArg('rounds', 2);
+const CONCURRENCY = intArg('concurrency', 16);
+const WARMUP = Math.min(10, N);
+/** `--worker-options '{"maxConcurrentWorkflowTaskPolls":20}'`: extra options for our worker, to try a tuning. */
+const OURS_WORKER_OPTIONS = ((): Record<string, unknown> => {
+  const i = process.argv.indexOf('--worker-options');
+  return i >= 0 ? (JSON.parse(process.argv[i + 1] ?? '{}') as Record<string, unknown>) : {};
+})();
+const YEAR_MS = 365 * 24 * 3600_000;
+
+type SideName = 'ours' | 'raw';
+interface Side {
+  name: SideName;
+  queue: string;
+  /** Workflow id -> when its step started: filled by the side's worker. */
+  started: Map<string, number>;
+  create(id: string, at: Date): Promise<unknown>;
+  remove(id: string): Promise<unknown>;
+}
+interface BurstFigures {
+  wfStartMs: number[];
+  firstStepMs: number[];
+  serverCpuMs: number | undefined;
+  workerCpuMs: number;
+}
+
+const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
+
+async function pool(ids: string[], fn: (id: string) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < ids.length; i = next++) await fn(ids[i]!);
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const address = readEnv().temporalAddress ?? '127.0.0.1:7233';
+  const serverPid = pidListeningOn(Number(address.split(':').pop()));
+  const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} };
+  const [oursBundle, rawBundle] = await Promise.all([
+    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet }),
+    bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'burst-baseline-workflow.ts'), logger: quiet }),
+  ]);
+  const native = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const tag = randomUUID().slice(0, 8);
+  const oursStarted = new Map<string, number>();
+  const rawStarted = new Map<string, number>();
+  const oursQueue = `burst-ours-${tag}`;
+  const rawQueue = `burst-raw-${tag}`;
+  const oursWorker = await createWorker({
+    connection: native,
+    taskQueue: oursQueue,
+    steps: recordingSteps(oursStarted),
+    workflowBundle: oursBundle,
+    workerOptions: OURS_WORKER_OPTIONS,
+  });
+  const rawWorker = await Worker.create({
+    connection: native,
+    taskQueue: rawQueue,
+    activities: recordingSteps(rawStarted),
+    workflowBundle: rawBundle,
+  });
+  const steps = recordingSteps(oursStarted);
+  const oneStep = pipeline('burst-1-step', { steps }).step('burstStep');
+  const scheduler = new PipelineScheduler(client, { taskQueue: oursQueue });
+  const calendar = (at: Date) => ({
+    second: at.getUTCSeconds(),
+    minute: at.getUTCMinutes(),
+    hour: at.getUTCHours(),
+  });
+
+  const sides: Record<SideName, Side> = {
+    ours: {
+      name: 'ours',
+      queue: oursQueue,
+      started: oursStarted,
+      create: (id, at) =>
+        scheduler.schedule(oneStep, { jobId: id, calendar: calendar(at), timezone: 'UTC', args: [1] }),
+      remove: (id) => scheduler.removeJob(id),
+    },
+    raw: {
+      name: 'raw',
+      queue: rawQueue,
+      started: rawStarted,
+      create: (id, at) =>
+        client.schedule.create({
+          scheduleId: id,
+          spec: { calendars: [calendar(at)], timezone: 'UTC' },
+          action: {
+            type: 'startWorkflow',
+            workflowType: 'burstBaselineWorkflow',
+            workflowId: id,
+            taskQueue: rawQueue,
+            args: [1],
+          },
+          policies: { overlap: 'SKIP', catchupWindow: YEAR_MS, pauseOnFailure: false },
+        }),
+      remove: (id) => client.schedule.getHandle(id).delete(),
+    },
+  };
+
+  /** Creates n schedules of `side` due at one instant `leadMs` ahead, lets them fire, measures, deletes them. */
+  async function burst(side: Side, n: number, leadMs: number): Promise<BurstFigures & { createMs: number }> {
+    const prefix = `burst-${side.name}-${randomUUID().slice(0, 8)}-`;
+    const ids = Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const due = Math.ceil((Date.now() + leadMs) / 1000) * 1000;
+    side.started.clear();
+    const createStart = Date.now();
+    await pool(ids, (id) => side.create(id, new Date(due)));
+    const createMs = Date.now() - createStart;
+    // A schedule takes its first fire time from when its scheduler workflow first ran, which lags creation
+    // on a busy server: check that every schedule still has the due time ahead of it.
+    await pool(ids, async (id) => {
+      const next = (await client.schedule.getHandle(id).describe()).info.nextActionTimes[0];
+      if (next?.getTime() !== due || Date.now() > due - 500) {
+        throw new Error(
+          `${n} schedules were not all running before their due time (${createMs} ms to create): raise --lead`,
+        );
+      }
+    });
+    await sleepUntil(due - 300);
+    const server0 = serverPid === undefined ? undefined : processCpuMs(serverPid);
+    const worker0 = ownCpuMs();
+    const since = new Date(due - 1000).toISOString();
+    const query = `TaskQueue = "${side.queue}" AND StartTime >= "${since}"`;
+    const deadline = Date.now() + 60_000 + n * 200;
+    while ((await client.workflow.count(`${query} AND ExecutionStatus = "Completed"`)).count < n) {
+      if (Date.now() > deadline) {
+        const seen = (await client.workflow.count(query)).count;
+        const stuck = ids.find((id) => ![...side.started.keys()].some((w) => w.startsWith(`${id}-`)));
+        if (stuck) console.error(JSON.stringify((await client.schedule.getHandle(stuck).describe()).info));
+        throw new Error(
+          `${side.name}: ${n} runs did not all complete in time (${seen} started, ${side.started.size} steps ran)`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const serverCpuMs = server0 === undefined ? undefined : processCpuMs(serverPid!) - server0;
+    const workerCpuMs = ownCpuMs() - worker0;
+    const wfStartMs: number[] = [];
+    for await (const wf of client.workflow.list({ query })) {
+      if (side.started.has(wf.workflowId)) wfStartMs.push(wf.startTime.getTime() - due);
+    }
+    const firstStepMs = [...side.started.values()].map((t) => t - due);
+    if (wfStartMs.length !== n || firstStepMs.length !== n) {
+      throw new Error(`${side.name}: saw ${wfStartMs.length} starts and ${firstStepMs.length} steps of ${n}`);
+    }
+    await pool(ids, (id) => side.remove(id));
+    return { wfStartMs, firstStepMs, serverCpuMs, workerCpuMs, createMs };
+  }
+
+  const totals: Record<SideName, BurstFigures> = {
+    ours: { wfStartMs: [], firstStepMs: [], serverCpuMs: 0, workerCpuMs: 0 },
+    raw: { wfStartMs: [], firstStepMs: [], serverCpuMs: 0, workerCpuMs: 0 },
+  };
+  const perRound: string[] = [];
+
+  async function measure(): Promise<void> {
+    try {
+      // Warm-up (JIT, task queues, worker caches), not counted; it also tells how fast schedules are created.
+      let createRate = Infinity;
+      for (const side of [sides.ours, sides.raw]) {
+        const w = await burst(side, WARMUP, 5_000);
+        createRate = Math.min(createRate, WARMUP / Math.max(w.createMs, 1));
+      }
+      const leadMs = intArg('lead', Math.ceil(10 + (4 * N) / createRate / 1000)) * 1000;
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? [sides.ours, sides.raw] : [sides.raw, sides.ours];
+        const line: string[] = [];
+        for (const side of order) {
+          const b = await burst(side, N, leadMs);
+          const t = totals[side.name];
+          t.wfStartMs.push(...b.wfStartMs);
+          t.firstStepMs.push(...b.firstStepMs);
+          t.serverCpuMs = b.serverCpuMs === undefined ? undefined : t.serverCpuMs! + b.serverCpuMs;
+          t.workerCpuMs += b.workerCpuMs;
+          const p99 = (xs: number[]) =>
+            (
+              quantile(
+                [...xs].sort((a, c) => a - c),
+                0.99,
+              ) / 1000
+            ).toFixed(2);
+          line.push(`${side.name} start p99 ${p99(b.wfStartMs)} s, step p99 ${p99(b.firstStepMs)} s`);
+        }
+        perRound.push(`round ${round + 1}: ${line.join(' | ')}`);
+      }
+    } finally {
+      oursWorker.shutdown();
+      rawWorker.shutdown();
+    }
+  }
+  await Promise.all([oursWorker.run(), rawWorker.run(), measure()]);
+
+  const runs = N * ROUNDS;
+  console.log(
+    `${N} jobs due at one instant, ${ROUNDS} round(s) per side (sides alternate), server ${address} (pid ${serverPid ?? 'not visible'}), our worker options ${JSON.stringify(OURS_WORKER_OPTIONS)}`,
+  );
+  for (const line of perRound) console.log(line);
+  const stats = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return [quantile(s, 0.5), quantile(s, 0.99), s[s.length - 1]!].map((ms) => ms / 1000);
+  };
+  const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2).padStart(6)).join(' ');
+  console.log('\n(seconds)               ours p50    p99    max |  raw p50    p99    max | ratio p50  p99');
+  for (const [label, key] of [
+    ['nominal -> wf start', 'wfStartMs'],
+    ['nominal -> first step', 'firstStepMs'],
+  ] as const) {
+    const o = stats(totals.ours[key]);
+    const r = stats(totals.raw[key]);
+    console.log(
+      `${label.padEnd(22)} ${fmt(o)}   | ${fmt(r)}   | ${(o[0]! / r[0]!).toFixed(2).padStart(8)} ${(o[1]! / r[1]!).toFixed(2).padStart(5)}`,
+    );
+  }
+  const perRun = (ms: number | undefined) => (ms === undefined ? undefined : ms / runs);
+  console.log('\nCPU per fired run (ms)   ours    raw  ratio');
+  for (const [label, key] of [
+    ['server', 'serverCpuMs'],
+    ['worker', 'workerCpuMs'],
+  ] as const) {
+    const o = perRun(totals.ours[key]);
+    const r = perRun(totals.raw[key]);
+    if (o === undefined || r === undefined) console.log(`${label.padEnd(22)} (server process not visible)`);
+    else
+      console.log(
+        `${label.padEnd(22)} ${o.toFixed(2).padStart(6)} ${r.toFixed(2).padStart(6)} ${(o / r).toFixed(2).padStart(6)}`,
+      );
+  }
+  await native.close();
+  await connection.close();
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
