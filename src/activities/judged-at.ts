@@ -1,10 +1,10 @@
 import {
-  ScheduleNotFoundError,
   WorkflowNotFoundError,
   type Client,
   type ScheduleExecutionResult,
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
+import { describeScheduleIfAny } from './describe-schedule';
 import { skipReasonOf } from '../workflows/outcomes';
 import { FIRST_TASK_MEMO, JUDGED_AT_MEMO } from '../workflows/run-types';
 import { OUTCOME_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
@@ -70,13 +70,8 @@ function readyAfter(run: WorkflowExecutionDescription, closedAt: number): number
  * worker once Temporal started it (so a second outage still counts).
  */
 export async function queuedJudgedAt(client: Client, req: JudgedAtRequest): Promise<Date | undefined> {
-  let description;
-  try {
-    description = await client.schedule.getHandle(req.jobId).describe();
-  } catch (err) {
-    if (err instanceof ScheduleNotFoundError) return undefined;
-    throw err;
-  }
+  const description = await describeScheduleIfAny(client, req.jobId);
+  if (!description) return undefined;
   // Only these policies queue an occurrence behind the open run.
   const overlap = description.policies.overlap;
   if (overlap !== 'BUFFER_ALL' && overlap !== 'BUFFER_ONE') return undefined;

@@ -1,4 +1,5 @@
-import { ScheduleNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { describeScheduleIfAny } from './describe-schedule';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 
 /*
@@ -54,13 +55,8 @@ export async function latestOccurrence(
   client: Client,
   req: LatestOccurrenceRequest,
 ): Promise<Date | undefined> {
-  let description;
-  try {
-    description = await client.schedule.getHandle(req.jobId).describe();
-  } catch (err) {
-    if (err instanceof ScheduleNotFoundError) return undefined;
-    throw err;
-  }
+  const description = await describeScheduleIfAny(client, req.jobId);
+  if (!description) return undefined;
   if (description.policies.overlap !== 'SKIP' || description.state.paused) return undefined;
   const until = Date.parse(req.until);
   let lower = Date.parse(req.after);

@@ -1,4 +1,5 @@
 import type { Connection } from '@temporalio/client';
+import type { Command } from 'commander';
 import { connectToTemporal } from '../client/connect';
 import { translateServiceError } from '../client/errors';
 import { connectionOptions, type TflowEnv } from '../config';
@@ -10,6 +11,13 @@ export const DEFAULT_ADDRESS = 'localhost:7233';
 export interface ConnectionFlags {
   address?: string;
   namespace?: string;
+}
+
+/** Adds `--address` and `--namespace` (defaults from the environment) to a command that talks to a server. */
+export function withConnectionFlags(cmd: Command, env: TflowEnv): Command {
+  return cmd
+    .option('--address <host:port>', 'Temporal server', env.temporalAddress ?? DEFAULT_ADDRESS)
+    .option('--namespace <name>', 'Temporal namespace', env.namespace);
 }
 
 /**

@@ -5,7 +5,7 @@ import { codecDataConverter } from '../codec/data-converter';
 import { jobDstWarnings } from '../client/job-describe';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
 import type { JobRun, JobStats, JobSummary } from '../client/job-types';
-import { DEFAULT_ADDRESS, withConnection, type ConnectionFlags } from './connection';
+import { withConnection, withConnectionFlags, type ConnectionFlags } from './connection';
 
 /** Where a job's trigger is shown in one line: `cron 0 2 * * * (Europe/Paris)`. */
 function describeTrigger(job: JobSummary): string {
@@ -56,12 +56,12 @@ function statsLines(s: JobStats): string[] {
  * server (`--address`, `--namespace`, default TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE), `--json` for scripts.
  */
 export function registerJobCommands(program: Command, env: TflowEnv): void {
-  const jobs = program
-    .command('jobs')
-    .description('manage scheduled jobs (Temporal Schedules created by temporal-flow)')
-    .option('--address <host:port>', 'Temporal server', env.temporalAddress ?? DEFAULT_ADDRESS)
-    .option('--namespace <name>', 'Temporal namespace', env.namespace)
-    .option('--json', 'print JSON');
+  const jobs = withConnectionFlags(
+    program
+      .command('jobs')
+      .description('manage scheduled jobs (Temporal Schedules created by temporal-flow)'),
+    env,
+  ).option('--json', 'print JSON');
 
   const run = async (
     cmd: Command,

@@ -4,7 +4,7 @@ import { runDoctor } from '../setup/doctor';
 import type { DoctorReport } from '../setup/doctor-types';
 import { formatRetention } from '../setup/retention';
 import { setupNamespace, type SetupReport } from '../setup/setup-namespace';
-import { DEFAULT_ADDRESS, withConnection, type ConnectionFlags } from './connection';
+import { DEFAULT_ADDRESS, withConnection, withConnectionFlags, type ConnectionFlags } from './connection';
 
 function setupLines(address: string, r: SetupReport): string[] {
   const lines = [`namespace "${r.namespace}" on ${address}:`];
@@ -48,13 +48,14 @@ function doctorLines(r: DoctorReport): string[] {
 
 /** `tflow setup` and `tflow doctor`: prepare a namespace for temporal-flow, and check it. */
 export function registerSetupCommands(program: Command, env: TflowEnv): void {
-  program
-    .command('setup')
-    .description(
-      "register temporal-flow's search attributes in the namespace (idempotent) and set its retention when asked",
-    )
-    .option('--address <host:port>', 'Temporal server', env.temporalAddress ?? DEFAULT_ADDRESS)
-    .option('--namespace <name>', 'Temporal namespace', env.namespace)
+  withConnectionFlags(
+    program
+      .command('setup')
+      .description(
+        "register temporal-flow's search attributes in the namespace (idempotent) and set its retention when asked",
+      ),
+    env,
+  )
     .option(
       '--retention <duration>',
       'keep closed runs this long, e.g. 30d (default: leave it, warn under 7 days)',
@@ -71,13 +72,14 @@ export function registerSetupCommands(program: Command, env: TflowEnv): void {
       console.log(opts.json ? JSON.stringify(report, null, 2) : setupLines(address, report).join('\n'));
     });
 
-  program
-    .command('doctor')
-    .description(
-      'check the server, namespace, search attributes, retention, workers and jobs, and say how to fix what is wrong (exit 1 when runs are blocked)',
-    )
-    .option('--address <host:port>', 'Temporal server', env.temporalAddress ?? DEFAULT_ADDRESS)
-    .option('--namespace <name>', 'Temporal namespace', env.namespace)
+  withConnectionFlags(
+    program
+      .command('doctor')
+      .description(
+        'check the server, namespace, search attributes, retention, workers and jobs, and say how to fix what is wrong (exit 1 when runs are blocked)',
+      ),
+    env,
+  )
     .option('--task-queue <name>', 'task queue the workers should poll', env.taskQueue)
     .option('--json', 'print JSON')
     .action(async (opts: ConnectionFlags & { taskQueue: string; json?: boolean }) => {
