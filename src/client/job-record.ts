@@ -37,13 +37,20 @@ export interface CompiledJob {
   readonly policies: CompiledPolicies;
 }
 
-/** Longest record accepted: Temporal's default limit on a search attribute value is 2 KB. */
-const MAX_RECORD_CHARS = 2_000;
+/**
+ * Longest record stored in the search attribute, in UTF-8 bytes. SQL visibility keeps a Keyword in a
+ * `varchar(255)`: on PostgreSQL a longer value fails the schedule's visibility task for good, and the job
+ * never shows in listings (seen on the test:cluster cluster, Temporal 1.32 on PostgreSQL 15).
+ */
+export const MAX_RECORD_BYTES = 255;
 
-/** Encodes a record; returns undefined when too long to store (the job then lists its derived trigger). */
+/**
+ * Encodes a record for the search attribute; undefined when it is too long to store there (the record
+ * stays in the action memo: getJob() reads it, listings show the trigger derived from the spec).
+ */
 export function encodeJobRecord(record: JobRecord): string | undefined {
   const text = JSON.stringify(record);
-  return text.length <= MAX_RECORD_CHARS ? text : undefined;
+  return Buffer.byteLength(text, 'utf8') <= MAX_RECORD_BYTES ? text : undefined;
 }
 
 function isJobRecord(value: unknown): value is JobRecord {

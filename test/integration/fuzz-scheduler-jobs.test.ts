@@ -89,9 +89,13 @@ describe('fuzz: PipelineScheduler job creation against the server', () => {
       { ...fuzzParams(80), interruptAfterTimeLimit: 300_000 },
     );
     const ids = [...created].sort();
+    let last: string[] = [];
     const listed = await waitFor('the created jobs to be listed', async () => {
-      const jobs = (await scheduler.listJobs({ pipeline: name })).map((j) => j.id).sort();
-      return jobs.length >= ids.length ? jobs : undefined;
+      last = (await scheduler.listJobs({ pipeline: name })).map((j) => j.id).sort();
+      return last.length >= ids.length ? last : undefined;
+    }).catch((err: unknown) => {
+      const missing = ids.filter((id) => !last.includes(id));
+      throw new Error(`${(err as Error).message}; not listed: ${JSON.stringify(missing)}`, { cause: err });
     });
     expect(listed).toEqual(ids);
     console.log(`fuzz jobs: ${created.length} created, ${refused} refused`);

@@ -3,7 +3,7 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node' with { 'resolution-mode': 'import' };
 import { readEnv } from '../../src/config';
-import { DevServer } from '../../src/devserver';
+import { DevServer, ensureTemporalCli } from '../../src/devserver';
 import { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker/create-worker';
 
 declare module 'vitest' {
@@ -11,7 +11,7 @@ declare module 'vitest' {
     temporalAddress: string;
     temporalNamespace: string;
     workflowBundlePath: string;
-    /** The Temporal CLI the suite found or installed ('' when TEMPORAL_ADDRESS was used). */
+    /** The Temporal CLI the suite found or installed (also with TEMPORAL_ADDRESS: tests run `temporal` and own servers). */
     temporalCli: string;
   }
 }
@@ -40,7 +40,10 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('temporalAddress', address);
   project.provide('temporalNamespace', env.namespace);
   project.provide('workflowBundlePath', bundlePath);
-  project.provide('temporalCli', server?.cli.path ?? env.temporalCli ?? '');
+  const cli =
+    server?.cli.path ??
+    (await ensureTemporalCli({ explicitPath: env.temporalCli, searchPath: env.path, home: env.home })).path;
+  project.provide('temporalCli', cli);
 }
 
 export async function teardown(): Promise<void> {
