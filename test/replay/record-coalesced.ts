@@ -4,8 +4,9 @@
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-coalesced.ts
  *
- * - scheduled-coalesced.json: the patch marker, the tflowLatestOccurrence activity, the memo upsert, and
- *   the steps run within the grace.
+ * - scheduled-coalesced.json: a run past its own grace (about 4 s late, grace 2 s): the patch marker, the
+ *   tflowLatestOccurrence activity, the memo upsert, and the steps run within the grace of the latest
+ *   occurrence.
  *
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
@@ -55,15 +56,16 @@ async function main(): Promise<void> {
           jobId,
           every: '1s',
           coalesce: true,
-          misfireGraceTime: '10s',
+          // A grace shorter than the wait: only a run past its grace looks up the later occurrence.
+          misfireGraceTime: '2s',
           args: [3],
         },
       );
       await waitFor(
-        'a waiting run and two occurrences skipped behind it',
+        'a waiting run and four occurrences skipped behind it',
         async () => {
           const job = await scheduler.getJob(jobId);
-          return !job.foreign && job.counters?.running === 1 && job.counters.skippedOverlap >= 2
+          return !job.foreign && job.counters?.running === 1 && job.counters.skippedOverlap >= 4
             ? true
             : undefined;
         },
