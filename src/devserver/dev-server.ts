@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -10,6 +9,7 @@ import { TFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { DevServerStartError, TemporalCliNotFoundError } from './errors';
 import { devServerDynamicConfig, dynamicConfigArgs, type DevServerTuning } from './dynamic-config';
 import { ensureTemporalCli, type TemporalCli } from './find-cli';
+import { freePort, isPortFree } from './ports';
 import { parseRetention } from '../setup/retention';
 import { setupNamespace } from '../setup/setup-namespace';
 
@@ -36,25 +36,6 @@ export interface DevServerOptions extends DevServerTuning {
   startTimeoutMs?: number;
   /** Retention of closed runs in the namespace, set at every start (`TFLOW_RETENTION`). @default '30d' */
   retention?: string;
-}
-
-async function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (addr && typeof addr === 'object' ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 async function pickPort(preferred: number | undefined, fallback: number): Promise<number> {

@@ -1,23 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import { readEnv } from '../../src/config';
 import { ensureTemporalCli } from '../../src/devserver/find-cli';
+import { freePort } from '../../src/devserver/ports';
 import { waitFor } from './wait-for';
 
 /** A port nothing listens on (taken from the OS, then released). */
-export async function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (addr && typeof addr === 'object' ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export const unusedPort = freePort;
 
 /**
  * A plain `temporal server start-dev` as a user starts it (in memory, headless): none of temporal-flow's
