@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import {
   loadClientConfigProfile,
@@ -159,8 +160,14 @@ export function connectionOptions(env: TflowEnv, address: string): TemporalConne
       'set both TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (client certificate and its key, or their _DATA forms) for mTLS, or neither',
     );
   }
-  if (tls) checkReadable(tls);
-  const { connectionOptions: c } = toClientOptions({ ...env.profile, address });
+  let c;
+  try {
+    ({ connectionOptions: c } = toClientOptions({ ...env.profile, address }));
+  } catch (err) {
+    // envconfig reads the files with readFileSync: name the setting of the unreadable one.
+    if (tls) unreadable(tls, err);
+    throw err;
+  }
   return {
     address,
     ...(c.apiKey ? { apiKey: c.apiKey } : {}),
@@ -190,16 +197,17 @@ const TLS_FILES: readonly [keyof ClientConfigTLS, string][] = [
   ['serverCACert', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH'],
 ];
 
-/** envconfig reads the files with readFileSync: say which setting names the unreadable one. */
-function checkReadable(tls: ClientConfigTLS): void {
+/** Throws the InvalidConfigError naming the first TLS file that cannot be read (`err`: envconfig's). */
+function unreadable(tls: ClientConfigTLS, err: unknown): void {
   for (const [key, variable] of TLS_FILES) {
+    const source = tls[key] as { path?: string } | undefined;
+    if (!source?.path) continue;
     try {
-      toClientOptions({ tls: { [key]: tls[key] } });
-    } catch (err) {
-      const source = tls[key] as { path?: string } | undefined;
+      accessSync(source.path, constants.R_OK);
+    } catch (fsErr) {
       throw new InvalidConfigError(
         variable,
-        `cannot read ${variable}${source?.path ? ` (${source.path})` : ''}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; check the path and its permissions`,
+        `cannot read ${variable} (${source.path}): ${(fsErr as NodeJS.ErrnoException).code ?? (err as Error).message}; check the path and its permissions`,
         { cause: err },
       );
     }

@@ -4,7 +4,7 @@ import {
   type ScheduleExecutionResult,
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
-import { describeScheduleIfAny } from './describe-schedule';
+import { describeScheduleIfAny } from '../client/describe-schedule';
 import { skipReasonOf } from '../workflows/outcomes';
 import { FIRST_TASK_MEMO, JUDGED_AT_MEMO } from '../workflows/run-types';
 import { OUTCOME_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';

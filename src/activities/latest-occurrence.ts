@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { describeScheduleIfAny } from './describe-schedule';
+import { describeScheduleIfAny } from '../client/describe-schedule';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 
 /*
@@ -10,7 +10,7 @@ import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 
 /** The server's ListScheduleMatchingTimes answers at most this many times per call. */
 const SERVER_PAGE = 1000;
-/** First look-back window; doubled until a fire time shows up or the window reaches the lower bound. */
+/** First look-back window; quadrupled until a fire time shows up or the window reaches the lower bound. */
 const FIRST_WINDOW_MS = 60_000;
 
 /** What {@link latestOccurrence} is asked. Times are ISO 8601 strings (activity input is JSON). */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { connectionOptions, type TflowEnv } from '../config';
+import { codecDataConverter } from '../codec/data-converter';
+import { connectionOptions, payloadCodecFromEnv, type TflowEnv } from '../config';
 import { runDoctor } from '../setup/doctor';
 import type { DoctorReport } from '../setup/doctor-types';
 import { formatRetention } from '../setup/retention';
@@ -83,10 +84,12 @@ export function registerSetupCommands(program: Command, env: TflowEnv): void {
     .option('--task-queue <name>', 'task queue the workers should poll', env.taskQueue)
     .option('--json', 'print JSON')
     .action(async (opts: ConnectionFlags & { taskQueue: string; json?: boolean }) => {
+      const codec = payloadCodecFromEnv(env); // TFLOW_CODEC_KEYS: the jobs' payloads are encrypted
       const report = await runDoctor({
         connection: connectionOptions(env, opts.address ?? DEFAULT_ADDRESS),
         namespace: opts.namespace ?? env.namespace,
         taskQueue: opts.taskQueue,
+        ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
       });
       console.log(opts.json ? JSON.stringify(report, null, 2) : doctorLines(report).join('\n'));
       if (!report.ok) process.exitCode = 1;

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { describeScheduleIfAny } from './describe-schedule';
 import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
 import type { JobDescription, JobFilter, JobSummary } from './job-types';
 
@@ -38,11 +39,10 @@ async function describeAll(client: Client, ids: string[]): Promise<JobDescriptio
   let next = 0;
   const lane = async () => {
     for (let i = next++; i < ids.length; i = next++) {
-      try {
-        out[i] = jobFromDescription(await client.schedule.getHandle(ids[i]!).describe());
-      } catch {
-        // Deleted between the listing and the description: leave it out.
-      }
+      // Deleted between the listing and the description: left out. Any other error (server gone,
+      // credentials, codec) is the caller's, not a silently shorter list.
+      const d = await describeScheduleIfAny(client, ids[i]!);
+      if (d) out[i] = jobFromDescription(d);
     }
   };
   await Promise.all(Array.from({ length: Math.min(DESCRIBE_CONCURRENCY, ids.length) }, lane));

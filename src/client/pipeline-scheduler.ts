@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  ScheduleAlreadyRunning,
-  ScheduleNotFoundError,
-  type Client,
-  type ScheduleDescription,
-} from '@temporalio/client';
+import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { UnknownStepError } from '../pipeline/errors';
 import { compileTrigger, validateTimezone } from '../schedule/compile-trigger';
@@ -15,6 +10,7 @@ import { dueOneOffWithGrace, type DueOneOff } from '../schedule/one-off-due';
 import { previewTrigger, type TriggerPreview } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
 import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
+import { describeScheduleIfAny } from './describe-schedule';
 import { jobFromDescription } from './job-describe';
 import { listJobs } from './job-list';
 import { listJobRuns } from './job-history';
@@ -249,16 +245,12 @@ export class PipelineScheduler {
 
   /** Runs the schedule reports itself (none when the job is gone: its history still answers). */
   private async recentRuns(jobId: string): Promise<{ workflowId: string; runId: string }[]> {
-    try {
-      const d = await this.client.schedule.getHandle(jobId).describe();
-      return [
-        ...d.info.recentActions.map((a) => a.action.workflow),
-        ...d.info.runningActions.map((a) => a.workflow),
-      ].map((w) => ({ workflowId: w.workflowId, runId: w.firstExecutionRunId }));
-    } catch (err) {
-      if (err instanceof ScheduleNotFoundError) return [];
-      throw err;
-    }
+    const d = await describeScheduleIfAny(this.client, jobId);
+    if (!d) return [];
+    return [
+      ...d.info.recentActions.map((a) => a.action.workflow),
+      ...d.info.runningActions.map((a) => a.workflow),
+    ].map((w) => ({ workflowId: w.workflowId, runId: w.firstExecutionRunId }));
   }
 
   private checkOnError(name: string): void {

@@ -58,7 +58,7 @@ export async function serveCodec(options: CodecServerOptions): Promise<CodecServ
   }).catch((err: unknown) => {
     throw new TemporalFlowError(
       'CODEC_SERVER_FAILED',
-      `cannot listen on port ${options.port ?? 0}: ${String(err)}`,
+      `cannot listen on port ${options.port ?? 0}: ${String(err)}; choose another port (--port) or stop the process that holds it`,
       {
         cause: err,
       },

@@ -110,6 +110,7 @@ export class DevServer implements AsyncDisposable {
 
   static async start(opts: DevServerOptions): Promise<DevServer> {
     const retentionMs = parseRetention(opts.retention ?? '30d');
+    const dynamicConfig = devServerDynamicConfig(opts);
     await mkdir(opts.home, { recursive: true });
     const layout = await resolveLayout(opts);
     let cli: TemporalCli;
@@ -122,7 +123,7 @@ export class DevServer implements AsyncDisposable {
       });
     } catch (err) {
       if (!(err instanceof TemporalCliNotFoundError) || opts.sdkDownload === false) throw err;
-      return DevServer.startWithSdkDownload(layout, devServerDynamicConfig(opts), err, retentionMs);
+      return DevServer.startWithSdkDownload(layout, dynamicConfig, err, retentionMs);
     }
     const { namespace, port, uiPort, dbFile } = layout;
     const logFile = path.join(opts.home, 'server.log');
@@ -144,7 +145,7 @@ export class DevServer implements AsyncDisposable {
     else args.push('--ui-port', String(uiPort), '--ui-disable-news-fetch');
     for (const [name, type] of Object.entries(TFLOW_SEARCH_ATTRIBUTES))
       args.push('--search-attribute', `${name}=${type}`);
-    args.push(...dynamicConfigArgs(devServerDynamicConfig(opts)));
+    args.push(...dynamicConfigArgs(dynamicConfig));
 
     const log = createWriteStream(logFile, { flags: 'a' });
     const child = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'] });

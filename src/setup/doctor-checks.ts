@@ -1,4 +1,4 @@
-import { Client, type Connection } from '@temporalio/client';
+import { Client, type Connection, type DataConverter } from '@temporalio/client';
 import { optionalTsToMs, tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
@@ -155,9 +155,11 @@ export async function checkJobs(
   connection: Connection,
   namespace: string,
   taskQueue: string,
+  dataConverter?: DataConverter,
 ): Promise<DoctorCheck> {
   try {
-    const scheduler = new PipelineScheduler(new Client({ connection, namespace }), { taskQueue });
+    const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
+    const scheduler = new PipelineScheduler(client, { taskQueue });
     const jobs = (await scheduler.listJobs({ includeForeign: false })).filter((j) => !j.foreign);
     const bad: string[] = [];
     let next = 0;
@@ -195,7 +197,8 @@ export function checkScheduleStartRate(): DoctorCheck {
     status: 'unknown',
     summary:
       "not readable: Temporal offers no API to read the server's dynamic config. The setting is " +
-      '`worker.schedulerNamespaceStartWorkflowRPS` (default 30 starts/s per namespace); a burst of N jobs due at once takes about N/rate seconds to start',
+      "`worker.schedulerNamespaceStartWorkflowRPS` (Temporal's default 30 starts/s per namespace; the embedded " +
+      'server of `npm start` and `tflow dev` sets 1000, TFLOW_SCHEDULE_START_RPS); a burst of N jobs due at once takes about N/rate seconds to start',
     fix: "if many jobs share a due time, raise it in the server's dynamic config (docs/operations.md)",
   };
 }

@@ -1,4 +1,4 @@
-import type { Connection } from '@temporalio/client';
+import type { Connection, DataConverter } from '@temporalio/client';
 import { connectToTemporal } from '../client/connect';
 import { fromWireError } from '../client/errors';
 import type { TemporalConnectionOptions } from '../config';
@@ -18,6 +18,8 @@ export interface DoctorOptions {
   namespace?: string;
   /** Task queue the workers should poll. @default 'pipelines' */
   taskQueue?: string;
+  /** Data converter of the jobs' payloads (e.g. `codecDataConverter(codec)` when they are encrypted). */
+  dataConverter?: DataConverter;
 }
 
 const ORDER: CheckId[] = [
@@ -89,7 +91,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const [attributes, workers, jobs] = await Promise.all([
       checkSearchAttributes(connection, namespace),
       checkWorkers(connection, namespace, taskQueue),
-      checkJobs(connection, namespace, taskQueue),
+      checkJobs(connection, namespace, taskQueue, options.dataConverter),
     ]);
     checks.push(attributes, workers, jobs, checkScheduleStartRate());
     checks.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));

@@ -1,5 +1,5 @@
-import { log, patched, proxyActivities, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import type * as schedulerActivities from '../activities/scheduler-activities';
+import { log, patched, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { tflowLatestOccurrence } from './lookup-activities';
 import { STANDS_FOR_MEMO, type RunJobContext } from './run-types';
 
 /*
@@ -19,11 +19,6 @@ export const COALESCE_PATCH = 'tflow-coalesce-latest-occurrence';
  * only delays), so a run less late than this has no later occurrence to stand for: no activity is needed.
  */
 const NO_LATER_OCCURRENCE_BELOW_MS = 1_000;
-
-const { tflowLatestOccurrence } = proxyActivities<typeof schedulerActivities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5, initialInterval: '200ms', maximumInterval: '5s' },
-});
 
 /** The occurrence a scheduled run is judged by. */
 export interface JudgedOccurrence {

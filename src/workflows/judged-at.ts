@@ -1,5 +1,5 @@
-import { log, patched, proxyActivities, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import type * as schedulerActivities from '../activities/scheduler-activities';
+import { log, patched, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { tflowJudgedAt } from './lookup-activities';
 import { FIRST_TASK_MEMO, JUDGED_AT_MEMO, type RunJobContext } from './run-types';
 
 /*
@@ -22,11 +22,6 @@ export const JUDGED_AT_PATCH = 'tflow-buffered-judged-at';
  * alone. Its successor, if queued behind it, counts from its close (at most that second too much).
  */
 const NO_LOOKUP_BELOW_MS = 1_000;
-
-const { tflowJudgedAt } = proxyActivities<typeof schedulerActivities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5, initialInterval: '200ms', maximumInterval: '5s' },
-});
 
 /** How a run is judged against its misfire grace. */
 export interface Judgement {
