@@ -122,13 +122,26 @@ export interface WireErrorContext {
 }
 
 /** gRPC status codes met here (numbers fixed by the gRPC spec). */
-const GrpcStatus = {
+export const GrpcStatus = {
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
   FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
 } as const;
+
+/**
+ * The gRPC status code of a wire error: a raw `workflowService` call's error, or the gRPC error an SDK
+ * `ServiceError` wraps; `undefined` for anything else.
+ */
+export function grpcStatusOf(err: unknown): number | undefined {
+  const grpc = err instanceof ServiceError ? err.cause : err;
+  if (!isGrpcServiceError(grpc)) return undefined;
+  const code: number = grpc.code;
+  return code;
+}
 
 const MISSING_ATTRIBUTE = /Namespace (\S+) has no mapping defined for search attribute (\w+)/;
 const UNKNOWN_ATTRIBUTE_IN_QUERY = /invalid search attribute: (\w+)/;
@@ -141,8 +154,8 @@ const UNKNOWN_ATTRIBUTE_IN_QUERY = /invalid search attribute: (\w+)/;
 export function fromWireError(err: unknown, ctx: WireErrorContext = {}): TemporalFlowError | undefined {
   if (err instanceof TemporalFlowError) return err;
   const grpc = err instanceof ServiceError ? err.cause : err;
-  if (isGrpcServiceError(grpc)) {
-    const code: number = grpc.code;
+  const code = grpcStatusOf(err);
+  if (code !== undefined && isGrpcServiceError(grpc)) {
     if (code === GrpcStatus.INVALID_ARGUMENT) {
       const missing = MISSING_ATTRIBUTE.exec(grpc.details);
       if (missing) return new SetupRequiredError(missing[2]!, missing[1], { cause: err });
@@ -180,13 +193,9 @@ export function fromWireError(err: unknown, ctx: WireErrorContext = {}): Tempora
  */
 export function isStaleConflictToken(err: unknown): boolean {
   if (!isGrpcServiceError(err)) return false;
-  const code: number = err.code;
-  return code === GrpcStatus.FAILED_PRECONDITION && /conflict token/i.test(err.details ?? err.message);
-}
-
-/** The status code of a gRPC error, as a number (the SDK types it as grpc-js's enum). */
-function grpcCode(err: { code: number }): number {
-  return err.code;
+  return (
+    grpcStatusOf(err) === GrpcStatus.FAILED_PRECONDITION && /conflict token/i.test(err.details ?? err.message)
+  );
 }
 
 /** Throws {@link fromWireError}'s translation of `err`, or `err` itself. */
@@ -202,7 +211,7 @@ export function translateScheduleError(err: unknown, jobId: string): never {
   if (err instanceof ScheduleAlreadyRunning) throw new JobAlreadyExistsError(jobId, { cause: err });
   if (err instanceof ScheduleNotFoundError) throw new JobNotFoundError(jobId, { cause: err });
   // Raw workflowService calls (conflict-token updates) answer with the gRPC error itself.
-  if (isGrpcServiceError(err) && grpcCode(err) === GrpcStatus.NOT_FOUND)
+  if (isGrpcServiceError(err) && grpcStatusOf(err) === GrpcStatus.NOT_FOUND)
     throw new JobNotFoundError(jobId, { cause: err });
   const noCodec = missingCodecError(err);
   if (noCodec) throw noCodec;

@@ -2,6 +2,7 @@ import { Client, type Connection, type DataConverter } from '@temporalio/client'
 import { optionalTsToMs, tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
+import { GrpcStatus, grpcStatusOf } from '../client/errors';
 import type { JobRun } from '../client/job-types';
 import type { DoctorCheck } from './doctor-types';
 import { formatRetention, RECOMMENDED_RETENTION_MS } from './retention';
@@ -31,7 +32,7 @@ export async function checkNamespace(
     const ns = await connection.workflowService.describeNamespace({ namespace });
     retentionMs = optionalTsToMs(ns.config?.workflowExecutionRetentionTtl);
   } catch (err) {
-    const notFound = (err as { code?: unknown }).code === 5;
+    const notFound = grpcStatusOf(err) === GrpcStatus.NOT_FOUND;
     return {
       exists: false,
       checks: [

@@ -1,13 +1,12 @@
 import type { Connection } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToTs, optionalTsToMs } from '@temporalio/common/lib/time';
-import { fromWireError } from '../client/errors';
+import { fromWireError, GrpcStatus, grpcStatusOf } from '../client/errors';
 import { NamespaceNotFoundError, SearchAttributeTypeError, SetupNotPermittedError } from './errors';
 import { formatRetention, parseRetention, RECOMMENDED_RETENTION_MS } from './retention';
 import { addSearchAttributes, readSearchAttributes, type SearchAttributeStatus } from './search-attributes';
 
 /** gRPC codes of a server that refuses a change on principle (Temporal Cloud, restricted clusters). */
-const REFUSED = new Set([7 /* PERMISSION_DENIED */, 12 /* UNIMPLEMENTED */]);
 
 export interface SetupNamespaceOptions {
   /** @default 'default' */
@@ -34,10 +33,10 @@ export interface SetupReport {
   changed: boolean;
 }
 
+/** Temporal Cloud and locked-down clusters refuse operator calls with one of these. */
 function refused(err: unknown): boolean {
-  const code =
-    (err as { cause?: { code?: unknown }; code?: unknown }).cause?.code ?? (err as { code?: unknown }).code;
-  return typeof code === 'number' && REFUSED.has(code);
+  const code = grpcStatusOf(err);
+  return code === GrpcStatus.PERMISSION_DENIED || code === GrpcStatus.UNIMPLEMENTED;
 }
 
 async function readRetentionMs(connection: Connection, namespace: string): Promise<number | undefined> {
@@ -45,7 +44,7 @@ async function readRetentionMs(connection: Connection, namespace: string): Promi
     const ns = await connection.workflowService.describeNamespace({ namespace });
     return optionalTsToMs(ns.config?.workflowExecutionRetentionTtl);
   } catch (err) {
-    if ((err as { code?: unknown }).code === 5 /* NOT_FOUND */)
+    if (grpcStatusOf(err) === GrpcStatus.NOT_FOUND)
       throw new NamespaceNotFoundError(namespace, { cause: err });
     throw fromWireError(err, {}) ?? err;
   }
