@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { buildProgram } from '../../src/cli/main';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
 import { PipelineClient, RunAlreadyExistsError } from '../../src/client/pipeline-client';
@@ -188,6 +189,34 @@ describe('waiting steps', () => {
     expect(result.output).toBe('yes');
     expect(result.steps.map((s) => s.id)).toEqual(['a', 'nap', 'approval', 'echo']);
     expect(result.steps[1]!.durationMs).toBeGreaterThanOrEqual(1000);
+  });
+});
+
+describe('tflow runs signal', () => {
+  async function tflow(...args: string[]): Promise<string> {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      const conn = ['--address', inject('temporalAddress'), '--namespace', inject('temporalNamespace')];
+      await buildProgram().parseAsync(['node', 'tflow', 'runs', 'signal', ...conn, ...args]);
+      return log.mock.calls.map((c) => String(c[0])).join('\n');
+    } finally {
+      log.mockRestore();
+    }
+  }
+
+  it('sends the payload (JSON, else text) to a waiting run; refuses a signal the run does not wait for', async () => {
+    const p = pipeline('cli-approval', { steps }).waitFor('approval', { signal: 'approve', timeout: '1m' });
+    const json = await pipelines.start(p, [], { workflowId: t.uid('cli-json') });
+    expect(await tflow(json.workflowId, 'approve', '{"ok":true}')).toBe(
+      `sent signal "approve" to ${json.workflowId}`,
+    );
+    expect((await json.result()).output).toEqual({ ok: true });
+    const text = await pipelines.start(p, [], { workflowId: t.uid('cli-text') });
+    await tflow(text.workflowId, 'approve', 'looks good');
+    expect((await text.result()).output).toBe('looks good');
+    await expect(tflow(text.workflowId, 'approve')).rejects.toThrow(
+      `cannot send signal "approve" to run "${text.workflowId}": it is completed`,
+    );
   });
 });
 
