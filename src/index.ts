@@ -30,6 +30,7 @@ export {
   UnknownStepError,
   PIPELINE_SPEC_VERSION,
   DEFAULT_MAP_CONCURRENCY,
+  WORKFLOW_ID_PLACEHOLDERS,
 } from './pipeline';
 export type {
   PipelineLike,
@@ -44,6 +45,14 @@ export type {
   NodeSpec,
   ParallelSpec,
   MapSpec,
+  SleepSpec,
+  WaitForSpec,
+  ChildPipelineSpec,
+  ChainSpec,
+  ChildPipelineOptions,
+  ThenOptions,
+  WaitForOptions,
+  WorkflowIdPlaceholder,
 } from './pipeline';
 export {
   validateCron,
@@ -68,7 +77,8 @@ export type {
   PreviewOptions,
   TriggerPreview,
 } from './schedule';
-export { PipelineClient } from './client/pipeline-client';
+export { PipelineClient, RunAlreadyExistsError } from './client/pipeline-client';
+export { RunSignalError } from './client/run-signal';
 export type {
   PipelineClientOptions,
   PipelineRunHandle,
@@ -131,11 +141,12 @@ export type {
   CheckId,
   CheckStatus,
 } from './setup';
-export { PIPELINE_WORKFLOW_TYPE, PROGRESS_QUERY } from './workflows/run-types';
+export { PIPELINE_WORKFLOW_TYPE, PROGRESS_QUERY, CHAINED_FROM_MEMO } from './workflows/run-types';
 export {
   PIPELINE_FAILED,
   PIPELINE_INPUT_INVALID,
   MAP_INPUT_NOT_ARRAY,
+  WAIT_TIMED_OUT,
   ATTEMPT_MARKER_TYPE,
 } from './workflows/failure-types';
 export type {
@@ -147,6 +158,10 @@ export type {
   CompensationOutcome,
   RedriveContext,
   StepRecord,
+  ChainContext,
+  ChainedRun,
+  ChildRunProgress,
+  WaitingStep,
 } from './workflows/run-types';
 export {
   AesGcmPayloadCodec,

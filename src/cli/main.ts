@@ -6,6 +6,7 @@ import { missingCodecError } from '../codec/errors';
 import { registerCodecCommand } from './codec-command';
 import { registerJobCommands } from './job-commands';
 import { registerPreviewCommand } from './preview-command';
+import { registerRunsSignalCommand } from './runs-signal-command';
 import { registerServerCommands } from './server-commands';
 import { registerSetupCommands } from './setup-commands';
 import { CredentialsRejectedError, ServerUnreachableError } from '../client/errors';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerJobCommands(program, env);
   registerPreviewCommand(program);
   registerCodecCommand(program, env);
+  registerRunsSignalCommand(program.command('runs').description('act on pipeline runs'), env);
   return program;
 }
 

@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import {
   PIPELINE_WORKFLOW_TYPE,
+  type PipelineProgress,
   type PipelineRunInput,
   type PipelineRunResult,
 } from '../workflows/run-types';
+import { InvalidArgumentError, TemporalFlowError } from '../errors';
+import { checkWorkflowIdTemplate, renderWorkflowId } from '../pipeline/workflow-id';
+import { runProgress, signalRun } from './run-signal';
 import { runOccurrence } from '../workflows/occurrence';
 import { checkKnownSteps, runStartOptions } from './run-start';
 import { translateServiceError } from './errors';
@@ -31,8 +40,31 @@ export interface PipelineClientOptions {
 }
 
 export interface StartPipelineOptions {
-  /** @default `<pipeline name>-<uuid>` */
+  /**
+   * Id of the run, a template: `{pipeline}`, `{date}` (today, UTC, `2026-12-01`), `{time}`
+   * (`20261201T025500Z`), `{uuid}`. A template that renders to the id of a run that is still running is
+   * refused with {@link RunAlreadyExistsError}: `etl-{date}` starts at most one run at a time per day.
+   * @default `{pipeline}-{uuid}`
+   */
   workflowId?: string;
+}
+
+/** A run with the workflow id asked for is running already (Temporal refuses a second one). */
+export class RunAlreadyExistsError extends TemporalFlowError {
+  constructor(
+    readonly workflowId: string,
+    readonly template: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'RUN_EXISTS',
+      `a run with workflow id "${workflowId}" is already running` +
+        (template !== undefined && template !== workflowId
+          ? ` (from the template "${template}"): add {time} or {uuid} to the template to start runs side by side`
+          : ': choose another workflowId, or wait for it to end'),
+      options,
+    );
+  }
 }
 
 /** Options of {@link PipelineClient.redrive}. */
@@ -76,11 +108,52 @@ export class PipelineClient {
   ): Promise<PipelineRunHandle> {
     const spec = toPipelineSpec(p);
     checkKnownSteps(spec, this.knownSteps);
-    return this.startWorkflow({
-      taskQueue: this.options.taskQueue,
-      workflowId: opts.workflowId ?? `${spec.name}-${randomUUID()}`,
-      ...runStartOptions(spec, args),
-    });
+    const template = opts.workflowId ?? '{pipeline}-{uuid}';
+    checkWorkflowIdTemplate(
+      template,
+      ['pipeline', 'date', 'time', 'uuid'],
+      'workflowId',
+      InvalidArgumentError,
+    );
+    const workflowId = renderWorkflowId(template, { pipeline: spec.name, now: new Date(), uuid: randomUUID });
+    try {
+      return await this.startWorkflow({
+        taskQueue: this.options.taskQueue,
+        workflowId,
+        ...runStartOptions(spec, args),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) {
+        throw new RunAlreadyExistsError(workflowId, opts.workflowId, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Sends a signal to a running run: the payload becomes the output of the `waitFor` step that waits for
+   * `signal` (one sent before the run reaches that step is kept for it).
+   *
+   * @throws RunSignalError when the run is not running, not a pipeline, or has no `waitFor` for `signal`.
+   */
+  async signal(workflowId: string, signal: string, payload?: unknown): Promise<void> {
+    try {
+      await signalRun(this.client, workflowId, signal, payload);
+    } catch (err) {
+      translateServiceError(err);
+    }
+  }
+
+  /**
+   * The run's `progress` query, with the progress of its running child pipelines filled in
+   * (`children[].progress`).
+   */
+  async progress(workflowId: string): Promise<PipelineProgress> {
+    try {
+      return await runProgress(this.client, workflowId);
+    } catch (err) {
+      translateServiceError(err);
+    }
   }
 
   /** Runs a pipeline and returns the last step's output; throws `WorkflowFailedError` (cause `PipelineFailed`) on failure. */

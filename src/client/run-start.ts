@@ -1,7 +1,7 @@
 import { TypedSearchAttributes } from '@temporalio/common';
 import { activitiesOf, type PipelineSpec } from '../pipeline/spec';
 import { PIPELINE_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
-import type { PipelineRunInput, RunJobContext } from '../workflows/run-types';
+import { TIMEOUT_GRACE_MS, type PipelineRunInput, type RunJobContext } from '../workflows/run-types';
 import { UnknownStepError } from '../pipeline/errors';
 
 /**
@@ -15,12 +15,6 @@ export function checkKnownSteps(spec: PipelineSpec, knownSteps: readonly string[
     if (!knownSteps.includes(name)) throw new UnknownStepError(name, knownSteps);
   }
 }
-
-/**
- * Extra time Temporal's execution timeout leaves after a pipeline's own `timeout`: the workflow's timer
- * fires first, so a timed-out run still runs its compensations and failure hook before the backstop.
- */
-export const TIMEOUT_GRACE_MS = 5 * 60_000;
 
 /** The parts of a workflow start (direct or from a schedule) that every pipeline run shares. */
 export function runStartOptions(spec: PipelineSpec, args: unknown[], job?: RunJobContext) {

@@ -6,10 +6,13 @@ import { checkKeys, checkOptionsObject, compileStep, type StepOptions } from './
 import {
   PIPELINE_SPEC_VERSION,
   parsePipelineSpec,
+  type ChainSpec,
   type NodeSpec,
   type PipelineSpec,
   type StepSpec,
 } from './spec';
+import { compileChain, compileChild, compileSleep, compileWaitFor } from './compile-flow-nodes';
+import type { ChildPipelineOptions, ThenOptions, WaitForOptions } from './compile-flow-nodes';
 
 /** Options of a pipeline. */
 export interface PipelineOptions<Steps = unknown> {
@@ -52,6 +55,7 @@ export const DEFAULT_MAP_CONCURRENCY = 10;
  */
 export class Pipeline<Name extends string = string> {
   private readonly nodes: NodeSpec[] = [];
+  private readonly chains: ChainSpec[] = [];
   private failureHook: string | undefined;
   private compiled: PipelineSpec | undefined;
 
@@ -123,6 +127,50 @@ export class Pipeline<Name extends string = string> {
     return this;
   }
 
+  /**
+   * Appends another pipeline, run as a child workflow (its own history, a child of this run in the Temporal
+   * UI) with the previous node's output as its args; its output goes on to the next node. When it fails,
+   * its own saga runs, then this run's. `compensate` names a step that undoes a completed child when a
+   * later node fails (it receives the child's args, then its output).
+   */
+  pipeline(id: string, child: PipelineLike, options: ChildPipelineOptions<Name> = {}): this {
+    const at = `steps[${this.nodes.length}]`;
+    const node = compileChild(id, toPipelineSpec(child), options, at);
+    if (node.compensate !== undefined) this.checkKnown(node.compensate, `${at}.compensate`);
+    return this.push(node);
+  }
+
+  /**
+   * Appends a durable timer: the run waits `duration` (a server-side timer: worker and server restarts do
+   * not reset it), then the next node receives the previous node's output unchanged.
+   */
+  sleep(id: string, duration: Duration): this {
+    return this.push(compileSleep(id, duration, `steps[${this.nodes.length}]`));
+  }
+
+  /**
+   * Appends a wait for a signal (`PipelineClient.signal(workflowId, signal, payload)` or `tflow runs
+   * signal`): its payload is the node's output. A signal sent before the run reaches this node is kept for
+   * it. After `timeout` without one, `onTimeout: 'fail'` (the default) fails the run; `'continue'` goes on
+   * with the previous node's output unchanged.
+   */
+  waitFor(id: string, options: WaitForOptions): this {
+    return this.push(compileWaitFor(id, options, `steps[${this.nodes.length}]`));
+  }
+
+  /**
+   * Starts another pipeline when this one completes, with this run's output as its args: a new run,
+   * started by this run's workflow before it ends (so it happens even if every worker stops right then),
+   * linked to it (a child in the UI that outlives it, and `tflowChainedFrom` in its memo). `delay` makes the
+   * new run wait first (a durable timer); `jobId` is its workflow id (a template such as `report-{date}`),
+   * and a run with that id that exists or existed is not started again.
+   */
+  then(next: PipelineLike, options: ThenOptions = {}): this {
+    this.chains.push(compileChain(toPipelineSpec(next), options, `then[${this.chains.length}]`));
+    this.compiled = undefined;
+    return this;
+  }
+
   /** Step run once, after compensations, when the pipeline fails for good. It receives the failure details. */
   onFailure(name: Name): this {
     this.checkKnown(name, 'onFailure');
@@ -145,9 +193,16 @@ export class Pipeline<Name extends string = string> {
         ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
         steps: this.nodes,
         ...(this.failureHook !== undefined ? { onFailure: this.failureHook } : {}),
+        ...(this.chains.length > 0 ? { then: this.chains } : {}),
       }),
     );
     return this.compiled;
+  }
+
+  private push(node: NodeSpec): this {
+    this.nodes.push(node);
+    this.compiled = undefined;
+    return this;
   }
 
   private compileChecked(name: string, options: StepOptions, at: string): StepSpec {

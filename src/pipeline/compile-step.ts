@@ -60,6 +60,9 @@ const EXAMPLES: Record<string, string> = {
   retry: '{ maximumAttempts: 3 }',
   parallel: "{ id: 'fan-out' }",
   pipeline: "{ timeout: '1h' }",
+  'child pipeline': "{ compensate: 'undoImport' }",
+  waitFor: "{ signal: 'approve', timeout: '2h' }",
+  then: "{ delay: '5m' }",
 };
 
 /** A duration of a pipeline option; a bad one is a {@link PipelineSpecError} naming `field`. */

@@ -1,6 +1,9 @@
 export { pipeline, Pipeline, toPipelineSpec, DEFAULT_MAP_CONCURRENCY } from './builder';
 export type { BranchStep, MapOptions, ParallelOptions, PipelineLike, PipelineOptions } from './builder';
 export type { RetryOptions, StepOptions } from './compile-step';
+export type { ChildPipelineOptions, ThenOptions, WaitForOptions } from './compile-flow-nodes';
+export { WORKFLOW_ID_PLACEHOLDERS } from './workflow-id';
+export type { WorkflowIdPlaceholder } from './workflow-id';
 export { PipelineSpecError, UnknownStepError } from './errors';
 export {
   activitiesOf,
@@ -9,4 +12,15 @@ export {
   pipelineSpecSchema,
   PIPELINE_SPEC_VERSION,
 } from './spec';
-export type { MapSpec, NodeSpec, ParallelSpec, PipelineSpec, RetrySpec, StepSpec } from './spec';
+export type {
+  ChainSpec,
+  ChildPipelineSpec,
+  MapSpec,
+  NodeSpec,
+  ParallelSpec,
+  PipelineSpec,
+  RetrySpec,
+  SleepSpec,
+  StepSpec,
+  WaitForSpec,
+} from './spec';

@@ -83,22 +83,118 @@ export const mapSpecSchema = z
   .strict();
 export type MapSpec = z.infer<typeof mapSpecSchema>;
 
+/** A durable timer: the run waits `durationMs`, then the next node receives this node's input unchanged. */
+export const sleepSpecSchema = z
+  .object({
+    kind: z.literal('sleep'),
+    id: z.string().min(1, 'a sleep id cannot be empty'),
+    durationMs: positiveMs,
+  })
+  .strict();
+export type SleepSpec = z.infer<typeof sleepSpecSchema>;
+
+/**
+ * Waits for the signal `signal` (sent with `PipelineClient.signal()` or `tflow runs signal`); its payload is
+ * the node's output. After `timeoutMs` without one, `onTimeout: 'fail'` fails the run (saga as for a step),
+ * `'continue'` goes on with this node's input unchanged.
+ */
+export const waitForSpecSchema = z
+  .object({
+    kind: z.literal('waitFor'),
+    id: z.string().min(1, 'a waitFor id cannot be empty'),
+    signal: z
+      .string()
+      .min(1, 'a signal name cannot be empty')
+      .max(200)
+      .regex(/^[\w$.:-]+$/, 'a signal name uses only letters, digits, _ $ . : -'),
+    timeoutMs: positiveMs.optional(),
+    onTimeout: z.enum(['fail', 'continue']),
+  })
+  .strict();
+export type WaitForSpec = z.infer<typeof waitForSpecSchema>;
+
+/** Fields of a compensation, on the nodes that can have one besides activity steps (a child pipeline). */
+const compensationFields = {
+  compensate: stepNameSchema.optional(),
+  compensateRetry: retrySpecSchema.optional(),
+};
+
+/**
+ * A whole pipeline: what `pipelineWorkflow` receives in its input. Step ids are unique throughout (a child
+ * pipeline's own ids are its own: it runs as a separate workflow).
+ */
+export interface PipelineSpec {
+  version: typeof PIPELINE_SPEC_VERSION;
+  name: string;
+  timeoutMs?: number | undefined;
+  steps: NodeSpec[];
+  onFailure?: string | undefined;
+  /** Runs started when this one completes, in order (see {@link ChainSpec}). */
+  then?: ChainSpec[] | undefined;
+}
+
+/**
+ * Another pipeline run as a child workflow (its own history, shown as a child in the Temporal UI): it
+ * receives this node's input as its args, its output is this node's output. Its failure fails this node
+ * (after its own saga); `compensate` undoes a completed child when a later node fails.
+ */
+export type ChildPipelineSpec = z.infer<typeof childPipelineSpecSchema>;
+
+/**
+ * A run started when this one completes: a new run of `pipeline` whose args are this run's output, started
+ * `delayMs` later (a durable timer in the new run), with the workflow id `workflowId` (a template, see
+ * `renderWorkflowId`) when given.
+ */
+export interface ChainSpec {
+  pipeline: PipelineSpec;
+  delayMs?: number | undefined;
+  workflowId?: string | undefined;
+}
+
+export const childPipelineSpecSchema = z
+  .object({
+    kind: z.literal('pipeline'),
+    id: z.string().min(1, 'a child pipeline id cannot be empty'),
+    get pipeline() {
+      return pipelineSpecSchema;
+    },
+    ...compensationFields,
+  })
+  .strict();
+
+export const chainSpecSchema: z.ZodType<ChainSpec> = z
+  .object({
+    get pipeline() {
+      return pipelineSpecSchema;
+    },
+    delayMs: positiveMs.optional(),
+    workflowId: z.string().min(1, 'a workflow id template cannot be empty').max(400).optional(),
+  })
+  .strict();
+
 /** A top-level node of a pipeline. New kinds may be added; existing ones never change meaning. */
 export const nodeSpecSchema = z.discriminatedUnion('kind', [
   stepSpecSchema,
   parallelSpecSchema,
   mapSpecSchema,
+  sleepSpecSchema,
+  waitForSpecSchema,
+  childPipelineSpecSchema,
 ]);
 export type NodeSpec = z.infer<typeof nodeSpecSchema>;
 
-/** A whole pipeline: what `pipelineWorkflow` receives in its input. Step ids are unique throughout. */
-export const pipelineSpecSchema = z
+export const pipelineSpecSchema: z.ZodType<PipelineSpec> = z
   .object({
     version: z.literal(PIPELINE_SPEC_VERSION),
     name: z.string().min(1, 'a pipeline needs a name').max(200),
     timeoutMs: positiveMs.optional(),
-    steps: z.array(nodeSpecSchema).min(1, 'a pipeline needs at least one step'),
+    get steps() {
+      return z.array(nodeSpecSchema).min(1, 'a pipeline needs at least one step');
+    },
     onFailure: stepNameSchema.optional(),
+    get then() {
+      return z.array(chainSpecSchema).optional();
+    },
   })
   .strict()
   .superRefine((spec, ctx) => {
@@ -122,7 +218,6 @@ export const pipelineSpecSchema = z
       }
     });
   });
-export type PipelineSpec = z.infer<typeof pipelineSpecSchema>;
 
 /** Formats a zod issue path as `steps[1].retry.backoffCoefficient`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -162,12 +257,24 @@ export function parsePipelineSpec(input: unknown): PipelineSpec {
   return result.data;
 }
 
-/** Every activity step of a spec, in declaration order, including parallel branches and map nodes. */
+/**
+ * Every activity step of a spec, in declaration order, including parallel branches and map nodes (not
+ * those of child or chained pipelines: they run as other workflows).
+ */
 export function activityNodesOf(spec: PipelineSpec): (StepSpec | MapSpec)[] {
-  return spec.steps.flatMap((node) => (node.kind === 'parallel' ? node.branches.flat() : [node]));
+  return spec.steps.flatMap((node) =>
+    node.kind === 'parallel'
+      ? node.branches.flat()
+      : node.kind === 'step' || node.kind === 'map'
+        ? [node]
+        : [],
+  );
 }
 
-/** Activity names a spec needs on the worker: steps, compensations and the failure hook. */
+/**
+ * Activity names a spec needs on the worker: steps, compensations and the failure hook, with those of its
+ * child and chained pipelines (they run on the same task queue).
+ */
 export function activitiesOf(spec: PipelineSpec): string[] {
   const names = new Set<string>();
   for (const step of activityNodesOf(spec)) {
@@ -175,5 +282,11 @@ export function activitiesOf(spec: PipelineSpec): string[] {
     if (step.compensate) names.add(step.compensate);
   }
   if (spec.onFailure) names.add(spec.onFailure);
+  for (const node of spec.steps) {
+    if (node.kind !== 'pipeline') continue;
+    if (node.compensate) names.add(node.compensate);
+    activitiesOf(node.pipeline).forEach((n) => names.add(n));
+  }
+  for (const chain of spec.then ?? []) activitiesOf(chain.pipeline).forEach((n) => names.add(n));
   return [...names];
 }

@@ -13,6 +13,9 @@ export const PIPELINE_INPUT_INVALID = 'PipelineInputInvalid';
 /** A map node whose input is not an array. */
 export const MAP_INPUT_NOT_ARRAY = 'PipelineMapInputNotArray';
 
+/** A `waitFor` step whose timeout passed without the signal (`onTimeout: 'fail'`). */
+export const WAIT_TIMED_OUT = 'PipelineWaitTimedOut';
+
 /**
  * The marker the worker's activity interceptor puts in the cause chain of a step's failure, carrying the
  * attempt number.

@@ -22,6 +22,8 @@ import {
 } from './run-types';
 import { Saga } from './saga';
 import { rootFailure } from './step-options';
+import { SignalMailbox } from './wait-nodes';
+import { startChainedRuns } from './child-runs';
 
 export const progressQuery = defineQuery<PipelineProgress>(PROGRESS_QUERY);
 
@@ -49,16 +51,26 @@ export async function interpretPipeline(
   // Shape kept flat on purpose: parse input -> run body -> finish, so that guards (e.g. the scheduler's
   // misfire / per-job semaphore) can wrap the body with a few lines before `try` and in a `finally`.
   try {
+    if (input.chain?.delayMs !== undefined) await chainDelay(input.chain.delayMs, progress);
     const output = await runBody(input, progress);
+    const chained = spec.then ? await startChainedRuns(spec, output) : undefined;
     progress.end('completed');
     finish('completed');
-    return { status: 'completed', output, steps: progress.state.completed };
+    return { status: 'completed', output, steps: progress.state.completed, ...(chained ? { chained } : {}) };
   } catch (err) {
     if (!isCancellation(err)) {
       finish('failed', err instanceof ApplicationFailure ? failedStepOf(err) : {});
     }
     throw err;
   }
+}
+
+/** The wait of a chained run started with a `delay`: a durable timer before its first node. */
+async function chainDelay(delayMs: number, progress: ProgressTracker): Promise<void> {
+  const step = 'then-delay';
+  progress.waiting({ step, kind: 'sleep', until: new Date(Date.now() + delayMs).toISOString() });
+  await sleep(delayMs, { summary: 'delay of a chained run' });
+  progress.doneWaiting(step);
 }
 
 function failedStepOf(err: ApplicationFailure): { failedStep?: string } {
@@ -75,6 +87,8 @@ async function runBody(input: PipelineRunInput, progress: ProgressTracker): Prom
   const { spec } = input;
   const nodes = nodesToRun(input);
   const saga = new Saga();
+  // Before any node runs: a signal sent early is kept for the waitFor node that takes it.
+  const mailbox = SignalMailbox.forSpec(spec);
   const nodeInputs: Record<string, unknown[]> = {};
   let currentNode = nodes[0]!.id;
   let timedOut = false;
@@ -98,7 +112,7 @@ async function runBody(input: PipelineRunInput, progress: ProgressTracker): Prom
       for (const node of nodes) {
         currentNode = node.id;
         nodeInputs[node.id] = current;
-        current = [await runNode(node, current, { saga, progress })];
+        current = [await runNode(node, current, { saga, progress, mailbox })];
       }
       return current[0];
     });

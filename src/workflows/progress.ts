@@ -1,4 +1,10 @@
-import type { CompensationOutcome, PipelineProgress, StepRecord } from './run-types';
+import type {
+  ChildRunProgress,
+  CompensationOutcome,
+  PipelineProgress,
+  StepRecord,
+  WaitingStep,
+} from './run-types';
 
 /**
  * Keeps the state the `progress` query returns. Durations come from workflow time (the time of the
@@ -14,11 +20,14 @@ export class ProgressTracker {
 
   /** What the query returns: a copy, so that callers never see a half-updated state. */
   snapshot(): PipelineProgress {
+    const { compensations, waiting, children, ...rest } = this.state;
     return {
-      ...this.state,
+      ...rest,
       running: [...this.running],
       completed: [...this.state.completed],
-      ...(this.state.compensations ? { compensations: [...this.state.compensations] } : {}),
+      ...(compensations ? { compensations: [...compensations] } : {}),
+      ...(waiting?.length ? { waiting: waiting.map((w) => ({ ...w })) } : {}),
+      ...(children ? { children: children.map((c) => ({ ...c })) } : {}),
     };
   }
 
@@ -35,6 +44,24 @@ export class ProgressTracker {
 
   completed(record: StepRecord): void {
     this.state.completed.push(record);
+  }
+
+  /** A sleep or a wait for a signal began. */
+  waiting(step: WaitingStep): void {
+    (this.state.waiting ??= []).push(step);
+  }
+
+  /** A sleep or a wait ended. */
+  doneWaiting(stepId: string): void {
+    this.state.waiting = this.state.waiting?.filter((w) => w.step !== stepId);
+  }
+
+  /** A child pipeline started, or ended with `status`. */
+  child(record: ChildRunProgress): void {
+    const children = (this.state.children ??= []);
+    const i = children.findIndex((c) => c.step === record.step);
+    if (i >= 0) children[i] = record;
+    else children.push(record);
   }
 
   compensated(outcome: CompensationOutcome): void {

@@ -1,5 +1,6 @@
 /*
- * Executes the nodes of a spec: a step, a parallel group, a map. Pure interpretation of the persisted
+ * Executes the nodes of a spec: a step, a parallel group, a map (here), a sleep or a wait for a signal
+ * (wait-nodes.ts), a child pipeline (child-runs.ts). Pure interpretation of the persisted
  * spec; the order of commands issued here is what recorded histories replay against, so a change to it
  * needs `patched()`.
  */
@@ -9,6 +10,8 @@ import type { ProgressTracker } from './progress';
 import type { Saga } from './saga';
 import { activityOptions, attemptsOf } from './step-options';
 import { MAP_INPUT_NOT_ARRAY } from './failure-types';
+import { runSleep, runWaitFor, type SignalMailbox } from './wait-nodes';
+import { runChildPipeline } from './child-runs';
 
 type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 
@@ -25,10 +28,11 @@ export class StepFailed extends Error {
   }
 }
 
-/** What every node of one run shares: its saga and its progress. */
+/** What every node of one run shares: its saga, its progress and the signals it received. */
 export interface RunContext {
   saga: Saga;
   progress: ProgressTracker;
+  mailbox: SignalMailbox;
 }
 
 /** Runs one top-level node on `input` (the previous node's output as an argument list). */
@@ -40,6 +44,12 @@ export async function runNode(node: NodeSpec, input: unknown[], ctx: RunContext)
       return runParallel(node, input, ctx);
     case 'map':
       return runMap(node, input, ctx);
+    case 'sleep':
+      return runSleep(node, input, ctx);
+    case 'waitFor':
+      return runWaitFor(node, input, ctx);
+    case 'pipeline':
+      return runChildPipeline(node, input, ctx);
   }
 }
 

@@ -12,6 +12,12 @@ import type { SkipReason } from './outcomes';
  */
 export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
 
+/**
+ * Extra time Temporal's execution timeout leaves after a pipeline's own `timeout`: the workflow's timer
+ * fires first, so a timed-out run still runs its compensations and failure hook before the backstop.
+ */
+export const TIMEOUT_GRACE_MS = 5 * 60_000;
+
 /** Name of the query that returns {@link PipelineProgress}. */
 export const PROGRESS_QUERY = 'progress';
 
@@ -75,6 +81,30 @@ export interface PipelineRunInput {
   job?: RunJobContext;
   /** Set by `PipelineClient.redrive()`: start at this top-level step instead of the first one. */
   redrive?: RedriveContext;
+  /** Set on a run started by another run's `.then()`: where it comes from, and how long it waits first. */
+  chain?: ChainContext;
+}
+
+/** The run a chained run was started by (see `Pipeline.then`). */
+export interface ChainContext {
+  workflowId: string;
+  runId: string;
+  /** The chained run waits this long before its first node (a durable timer). */
+  delayMs?: number;
+}
+
+/**
+ * Memo key of a chained run: the workflow id of the run whose `.then()` started it. Persisted in
+ * visibility: never rename.
+ */
+export const CHAINED_FROM_MEMO = 'tflowChainedFrom';
+
+/** What a completed run's `.then()` did. */
+export interface ChainedRun {
+  pipeline: string;
+  workflowId: string;
+  /** Run id of the run started; absent when a run with that id existed already (a deduplicated chain). */
+  runId?: string;
 }
 
 /** Where a redriven run comes from and where it starts. */
@@ -123,6 +153,8 @@ export interface PipelineRunResult {
    */
   standsFor?: string;
   steps: StepRecord[];
+  /** Runs started by the pipeline's `.then()`, in order. */
+  chained?: ChainedRun[];
 }
 
 /** What the `progress` query returns. */
@@ -137,6 +169,32 @@ export interface PipelineProgress {
   completed: StepRecord[];
   /** Compensations run so far, in the order they ran. */
   compensations?: CompensationOutcome[];
+  /** Sleeps and waits for a signal in progress (and a chained run's initial delay, as step `then-delay`). */
+  waiting?: WaitingStep[];
+  /**
+   * Child pipelines started by this run, with their workflow ids; `PipelineClient.progress()` adds the
+   * progress of the running ones (a workflow cannot query another).
+   */
+  children?: ChildRunProgress[];
+}
+
+/** A node that waits: a timer (`sleep`) or a signal (`waitFor`). */
+export interface WaitingStep {
+  step: string;
+  kind: 'sleep' | 'waitFor';
+  /** When the timer fires or the wait times out (ISO 8601); absent for a wait without a timeout. */
+  until?: string;
+  /** The signal a `waitFor` waits for. */
+  signal?: string;
+}
+
+/** A child pipeline of a run. */
+export interface ChildRunProgress {
+  step: string;
+  workflowId: string;
+  status: 'running' | 'completed' | 'failed';
+  /** The child's own progress (filled by `PipelineClient.progress()` for running children). */
+  progress?: PipelineProgress;
 }
 
 /** Details of the `PipelineFailed` ApplicationFailure: enough to understand and redrive the run. */

@@ -1,13 +1,19 @@
 import { CancellationScope, proxyActivities } from '@temporalio/workflow';
-import type { MapSpec, StepSpec } from '../pipeline/spec';
+import type { RetrySpec } from '../pipeline/spec';
 import type { ProgressTracker } from './progress';
 import type { CompensationOutcome } from './run-types';
-import { activityOptions, attemptsOf, rootFailure } from './step-options';
+import { activityOptions, attemptsOf, rootFailure, type ActivityFields } from './step-options';
 
 type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 
+/** A node that can be undone: a step, a map item, a child pipeline. */
+export interface Compensable extends ActivityFields {
+  compensate?: string | undefined;
+  compensateRetry?: RetrySpec | undefined;
+}
+
 interface Completed {
-  step: StepSpec | MapSpec;
+  step: Compensable;
   stepId: string;
   compensate: string;
   /** What the compensation is called with: the step's own arguments, then its result. */
@@ -22,7 +28,7 @@ export class Saga {
   private readonly done: Completed[] = [];
 
   /** Records a completed step; steps without a compensation need no undoing and are not kept. */
-  record(step: StepSpec | MapSpec, stepId: string, input: unknown[], output: unknown): void {
+  record(step: Compensable, stepId: string, input: unknown[], output: unknown): void {
     if (step.compensate) {
       this.done.push({ step, stepId, compensate: step.compensate, args: [...input, output] });
     }

@@ -2,7 +2,12 @@
  * Compiles a step's spec into Temporal activity options, and reads back what a failure says about the
  * attempts made. Changing a default here changes how recorded runs replay: guard it with `patched()`.
  */
-import { ActivityFailure, ApplicationFailure, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import { RetryState, type RetryPolicy } from '@temporalio/common';
 import type { MapSpec, RetrySpec, StepSpec } from '../pipeline/spec';
 import { ATTEMPT_MARKER_TYPE } from './failure-types';
@@ -24,9 +29,14 @@ export function toRetryPolicy(retry: RetrySpec | undefined): RetryPolicy | undef
   };
 }
 
+/** What activity options are read from: a step, a map, or a child pipeline's compensation (defaults only). */
+export type ActivityFields = Partial<
+  Pick<StepSpec | MapSpec, 'retry' | 'startToCloseMs' | 'scheduleToCloseMs' | 'heartbeatMs'>
+>;
+
 /** Activity options of a step (or a map item). `activityId` is the step id, so the history names it. */
 export function activityOptions(
-  step: StepSpec | MapSpec,
+  step: ActivityFields,
   activityId: string,
   retrySpec: RetrySpec | undefined = step.retry,
 ): ActivityOptions {
@@ -58,9 +68,10 @@ export function attemptsOf(err: unknown, retry: RetrySpec | undefined): number |
   return undefined;
 }
 
-/** The user's own failure under Temporal's `ActivityFailure` wrapper: message and type. */
+/** The user's own failure under Temporal's `ActivityFailure` (or a child's `ChildWorkflowFailure`) wrapper. */
 export function rootFailure(err: unknown): { message: string; type?: string } {
-  const inner = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  const inner =
+    (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) && err.cause ? err.cause : err;
   if (inner instanceof ApplicationFailure) {
     return { message: inner.message, ...(inner.type ? { type: inner.type } : {}) };
   }

@@ -7,6 +7,7 @@ import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { readHistoryFile } from './history-file';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { OCCURRENCE_HEADER } from '../../src/workflows/occurrence';
+import { temporal } from '@temporalio/proto';
 
 /*
  * Replays histories recorded by an earlier interpreter (see record.ts) against today's bundled
@@ -30,9 +31,13 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
+        'chain.json',
+        'chained-delay.json',
+        'child-pipeline.json',
+        'sleep-waitfor.json',
         'job-semaphore.json',
         'parallel.json',
         'redrive-occurrence.json',
@@ -51,8 +56,43 @@ describe('replay of recorded histories', () => {
   it.each(files)('replays %s without a determinism violation', async (file) => {
     const history = await readHistoryFile(path.join(dir, file));
     await expect(
-      Worker.runReplayHistory(replayOptions(), history, `replay-${file}`),
+      // The id the recording scripts gave the run (`replay-<name>`): a child's workflow id derives from it.
+      Worker.runReplayHistory(replayOptions(), history, `replay-${file.replace(/\.json$/, '')}`),
     ).resolves.toBeUndefined();
+  });
+
+  it.each([
+    [
+      'child-pipeline.json',
+      ['startChildWorkflowExecutionInitiatedEventAttributes', 'childWorkflowExecutionFailedEventAttributes'],
+    ],
+    [
+      'sleep-waitfor.json',
+      [
+        'timerStartedEventAttributes',
+        'workflowExecutionSignaledEventAttributes',
+        'timerFiredEventAttributes',
+      ],
+    ],
+    [
+      'chain.json',
+      ['startChildWorkflowExecutionInitiatedEventAttributes', 'childWorkflowExecutionStartedEventAttributes'],
+    ],
+    ['chained-delay.json', ['timerFiredEventAttributes', 'activityTaskCompletedEventAttributes']],
+  ] as const)('%s has the events of its node kind', async (file, kinds) => {
+    const history = await readHistoryFile(path.join(dir, file));
+    for (const kind of kinds)
+      expect(
+        history.events.some((e) => e[kind] != null),
+        kind,
+      ).toBe(true);
+    if (file === 'chain.json') {
+      const start = history.events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
+      // The chained run outlives the run that started it.
+      expect(start!.startChildWorkflowExecutionInitiatedEventAttributes!.parentClosePolicy).toBe(
+        temporal.api.enums.v1.ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON,
+      );
+    }
   });
 
   it('a redriven run tells its steps the occurrence of the run it redrives (activity header)', async () => {

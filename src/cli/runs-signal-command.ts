@@ -1,0 +1,43 @@
+import { Client } from '@temporalio/client';
+import type { Command } from 'commander';
+import { codecDataConverter } from '../codec/data-converter';
+import { payloadCodecFromEnv, type TflowEnv } from '../config';
+import { signalRun } from '../client/run-signal';
+import { withConnection, withConnectionFlags, type ConnectionFlags } from './connection';
+
+/** A payload as typed on the command line: JSON when it parses as JSON (`'{"ok":true}'`, `42`), else the text itself. */
+export function parseSignalPayload(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `tflow runs signal <workflowId> <name> [payload]`: sends the signal a `waitFor` step waits for (e.g. a
+ * human approval). Added to the `runs` group given (the lead's `tflow runs` commands share it).
+ */
+export function registerRunsSignalCommand(runs: Command, env: TflowEnv): void {
+  withConnectionFlags(
+    runs
+      .command('signal <workflowId> <name> [payload]')
+      .description(
+        "send a signal to a run waiting in a waitFor step; the payload (JSON, else text) becomes the step's output",
+      ),
+    env,
+  ).action(async (workflowId: string, name: string, payload: string | undefined, _opts, cmd: Command) => {
+    const flags = cmd.optsWithGlobals<ConnectionFlags & { json?: boolean }>();
+    const codec = payloadCodecFromEnv(env);
+    await withConnection(env, flags, (connection, namespace) =>
+      signalRun(
+        new Client({ connection, namespace, ...(codec ? { dataConverter: codecDataConverter(codec) } : {}) }),
+        workflowId,
+        name,
+        parseSignalPayload(payload),
+      ),
+    );
+    console.log(`sent signal "${name}" to ${workflowId}`);
+  });
+}
