@@ -74,4 +74,9 @@ export async function readLoaded(region: string): Promise<unknown> {
   return JSON.parse(await readFile(path.join(outputDir, `${region}.json`), 'utf8'));
 }
 
-export const steps = { sampleHost, judgeHealth, extract, transform, load, unload };
+/** Publishing, after a human approved (the approval signal's payload is this step's input). */
+export async function publish(approval: { by: string; region: string }): Promise<string> {
+  return `${approval.region} report published, approved by ${approval.by}`;
+}
+
+export const steps = { sampleHost, judgeHealth, extract, transform, load, unload, publish };

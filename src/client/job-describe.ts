@@ -102,6 +102,7 @@ export function jobFromDescription(d: ScheduleDescription): JobDescription {
   return {
     ...job,
     args: input?.args ?? [],
+    workflowId: d.action.workflowId,
     counters: {
       actionsTaken: d.info.numActionsTaken,
       skippedOverlap: d.info.numActionsSkippedOverlap,

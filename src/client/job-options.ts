@@ -10,6 +10,7 @@ import type {
   Trigger,
 } from '../schedule/trigger-types';
 import type { RunJobContext } from '../workflows/run-types';
+import { checkWorkflowIdTemplate, renderWorkflowId } from '../pipeline/workflow-id';
 
 /*
  * Job options as users write them, and the pure pieces that turn them into a Temporal ScheduleOptions.
@@ -20,6 +21,13 @@ import type { RunJobContext } from '../workflows/run-types';
 export interface JobOptions extends JobPolicies {
   /** Id of the job, which is the Temporal Schedule id. @default `<pipeline name>-<uuid>` */
   jobId?: string;
+  /**
+   * Workflow id of the job's runs, before the nominal time Temporal appends to each (`-2026-12-01T02:00:00Z`,
+   * UTC): a template with `{job}` (required, so that two jobs never name a run alike) and `{pipeline}`,
+   * e.g. `nightly/{job}`. `{date}`, `{time}` and `{uuid}` are refused: rendered once, when the job is
+   * written, they would be the same in every run. @default `{job}`
+   */
+  workflowId?: string;
   /** Arguments of the pipeline's first step. @default [] */
   args?: unknown[];
   /** Free text shown with the job (the schedule's note). */
@@ -68,7 +76,7 @@ export const TRIGGER_KEYS = [
   'runAt',
   'timezone',
 ] as const;
-const JOB_KEYS = ['jobId', 'args', 'note', 'paused', 'replaceExisting', 'onError'] as const;
+const JOB_KEYS = ['jobId', 'workflowId', 'args', 'note', 'paused', 'replaceExisting', 'onError'] as const;
 export const POLICY_KEYS = [
   'maxInstances',
   'coalesce',
@@ -154,6 +162,7 @@ export function checkJobFields(job: JobOptions): void {
       );
     }
   }
+  if (job.workflowId !== undefined) checkRunIdTemplate(job.workflowId);
   if (job.note !== undefined && typeof job.note !== 'string') {
     throw new InvalidArgumentError('note', `note must be a string, got ${describeValue(job.note)}`);
   }
@@ -162,6 +171,43 @@ export function checkJobFields(job: JobOptions): void {
       throw new InvalidArgumentError(key, `${key} must be true or false, got ${describeValue(job[key])}`);
     }
   }
+}
+
+/**
+ * Checks a job's `workflowId` template (see {@link JobOptions.workflowId}).
+ *
+ * @throws InvalidArgumentError naming `workflowId`.
+ */
+function checkRunIdTemplate(template: string): void {
+  const used = checkWorkflowIdTemplate(
+    template,
+    ['job', 'pipeline', 'date', 'time', 'uuid'],
+    'workflowId',
+    InvalidArgumentError,
+  );
+  const once = used.find((p) => p === 'date' || p === 'time' || p === 'uuid');
+  if (once) {
+    throw new InvalidArgumentError(
+      'workflowId',
+      `workflowId: {${once}} cannot be used in a job's workflowId: it is rendered once, when the job is written, and would be the same in every run; Temporal appends each run's nominal time itself (e.g. "-2026-12-01T02:00:00Z"), so leave it out, e.g. "${withJob(template.replace(`{${once}}`, '').replace(/[-_./]+$/, ''))}"`,
+    );
+  }
+  if (!used.includes('job')) {
+    throw new InvalidArgumentError(
+      'workflowId',
+      `workflowId: ${describeValue(template)} has no {job}: two jobs with it would give their runs at the same time the same workflow id, and Temporal would refuse one; add {job}, e.g. "${withJob(template)}"`,
+    );
+  }
+}
+
+/** A template with `{job}` in it: as it is when it has one, else with `-{job}` appended. */
+const withJob = (template: string) =>
+  template.includes('{job}') ? template : template ? `${template}-{job}` : '{job}';
+
+/** The prefix of a job's run ids: its `workflowId` template rendered, or the job id. */
+export function runIdPrefix(jobId: string, pipeline: string, template: string | undefined): string {
+  if (template === undefined) return jobId;
+  return renderWorkflowId(template, { job: jobId, pipeline, now: new Date(), uuid: () => '' });
 }
 
 /** Checks `args`: the arguments of the first step, as an array. */

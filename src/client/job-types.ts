@@ -73,6 +73,8 @@ export interface ScheduledJobSummary extends JobBase {
 export interface ScheduledJobDescription extends ScheduledJobSummary {
   /** Arguments of the pipeline's first step. */
   args: unknown[];
+  /** Workflow id of the job's runs before the nominal time Temporal appends (`<this>-2026-12-01T02:00:00Z`). */
+  workflowId: string;
   /** Temporal's counters of the schedule. */
   counters: JobCounters;
   /** Runs left for a one-off job (1 before it ran, 0 once it ran or when it runs at once); absent otherwise. */

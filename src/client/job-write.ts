@@ -26,6 +26,8 @@ import { runStartOptions } from './run-start';
 /** Everything a new job is made of, validated and compiled. */
 export interface NewJob {
   jobId: string;
+  /** Prefix of the runs' workflow ids (Temporal appends each run's nominal time). */
+  workflowId: string;
   taskQueue: string;
   pipeline: PipelineSpec;
   args: unknown[];
@@ -68,7 +70,7 @@ export function createOptions(n: NewJob) {
     action: {
       type: 'startWorkflow' as const,
       workflowType: PIPELINE_WORKFLOW_TYPE,
-      workflowId: n.jobId,
+      workflowId: n.workflowId,
       taskQueue: n.taskQueue,
       memo: { [ACTION_MEMO_KEY]: record },
       ...runStartOptions(n.pipeline, n.args, runJobContext(n.jobId, policies, once, record.onError)),

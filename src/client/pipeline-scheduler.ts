@@ -18,6 +18,7 @@ import { ourJobMemo } from './job-memo';
 import {
   asGiven,
   checkArgs,
+  runIdPrefix,
   checkJobFields,
   splitChanges,
   splitOptions,
@@ -325,6 +326,7 @@ export class PipelineScheduler {
     };
     const options = createOptions({
       jobId,
+      workflowId: runIdPrefix(jobId, pipeline.name, job.workflowId),
       taskQueue: this.options.taskQueue,
       pipeline,
       args,

@@ -3,6 +3,7 @@ import { buildProgram } from '../../src/cli/main';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
 import { PipelineClient, RunAlreadyExistsError } from '../../src/client/pipeline-client';
+import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { RunSignalError } from '../../src/client/run-signal';
 import { CHAINED_FROM_MEMO, type PipelineFailureDetails } from '../../src/workflows/run-types';
 import { PIPELINE_FAILED, WAIT_TIMED_OUT } from '../../src/workflows/failure-types';
@@ -260,5 +261,30 @@ describe('workflow id templates', () => {
     await waitFor('the held step', async () => (release ? true : undefined));
     release!();
     await handle.result();
+  });
+
+  it("a job's runs are named <template rendered>-<nominal time>", async () => {
+    const scheduler = new PipelineScheduler(t.client, { taskQueue: t.taskQueue, steps });
+    const jobId = t.uid('job-tpl');
+    await scheduler.schedule(pipeline('tpl-job', { steps }).step('a'), {
+      jobId,
+      workflowId: 'nightly/{pipeline}/{job}',
+      cron: '0 2 * * *',
+      args: [1],
+    });
+    try {
+      expect((await scheduler.getJob(jobId)) as { workflowId?: string }).toMatchObject({
+        workflowId: `nightly/tpl-job/${jobId}`,
+      });
+      await scheduler.triggerJob(jobId);
+      const run = await waitFor('the triggered run in the job history', async () =>
+        (await scheduler.getHistory(jobId)).find((r) => r.status === 'completed'),
+      );
+      expect(run.workflowId).toMatch(
+        new RegExp(`^nightly/tpl-job/${jobId}-\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$`),
+      );
+    } finally {
+      await scheduler.removeJob(jobId);
+    }
   });
 });

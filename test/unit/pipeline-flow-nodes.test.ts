@@ -9,6 +9,7 @@ import {
 import { InvalidArgumentError } from '../../src/errors';
 import { checkWorkflowIdTemplate, renderWorkflowId } from '../../src/pipeline/workflow-id';
 import { parseSignalPayload } from '../../src/cli/runs-signal-command';
+import { checkJobFields, runIdPrefix } from '../../src/client/job-options';
 
 const steps = {
   extract: async () => [1, 2],
@@ -141,5 +142,23 @@ describe('tflow runs signal payload', () => {
     [undefined, undefined],
   ])('reads %s', (text, expected) => {
     expect(parseSignalPayload(text)).toEqual(expected);
+  });
+});
+
+describe("a job's workflowId template", () => {
+  const check = (workflowId: string) => () => checkJobFields({ workflowId });
+  it('accepts {job} and {pipeline}; refuses what would be the same in every run, or shared by two jobs', () => {
+    expect(check('nightly/{job}')).not.toThrow();
+    expect(check('{pipeline}.{job}')).not.toThrow();
+    expect(check('etl-{date}')).toThrow(
+      `workflowId: {date} cannot be used in a job's workflowId: it is rendered once, when the job is written, and would be the same in every run; Temporal appends each run's nominal time itself (e.g. "-2026-12-01T02:00:00Z"), so leave it out, e.g. "etl-{job}"`,
+    );
+    expect(check('{job}-{uuid}')).toThrow(/\{uuid\} cannot be used .* e\.g\. "\{job\}"$/);
+    expect(check('{pipeline}')).toThrow(
+      'workflowId: "{pipeline}" has no {job}: two jobs with it would give their runs at the same time the same workflow id, and Temporal would refuse one; add {job}, e.g. "{pipeline}-{job}"',
+    );
+    expect(check('{run}')).toThrow(InvalidArgumentError);
+    expect(runIdPrefix('etl-nightly', 'etl', 'nightly/{pipeline}/{job}')).toBe('nightly/etl/etl-nightly');
+    expect(runIdPrefix('etl-nightly', 'etl', undefined)).toBe('etl-nightly');
   });
 });
