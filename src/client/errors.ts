@@ -113,6 +113,20 @@ export class JobConflictError extends TemporalFlowError {
   }
 }
 
+/** No run with this workflow id (or it is past the namespace's retention). */
+export class RunNotFoundError extends TemporalFlowError {
+  constructor(
+    readonly workflowId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'RUN_NOT_FOUND',
+      `no run "${workflowId}" in this namespace (or it is past the retention period): \`tflow runs\` lists runs`,
+      options,
+    );
+  }
+}
+
 /** Where a wire error happened, for the messages of the errors it becomes. */
 export interface WireErrorContext {
   /** Address of the server, when the caller knows it. */
