@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import type { TflowEnv } from '../config';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { PipelineClient } from '../client/pipeline-client';
+import { RunNotFoundError } from '../client/errors';
 import { withConnectionFlags } from './connection';
 import {
   cliPipelineClient,
@@ -9,6 +12,14 @@ import {
   withExamples,
 } from './command-session';
 import { renderRunList } from './render/run-render';
+
+async function failedRunTaskQueue(client: Client, workflowId: string): Promise<string> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).taskQueue;
+  } catch (err) {
+    throw err instanceof WorkflowNotFoundError ? new RunNotFoundError(workflowId, { cause: err }) : err;
+  }
+}
 
 /**
  * `tflow dead-letters` (pipeline runs that failed for good, newest first) and `tflow dead-letters redrive
@@ -54,9 +65,12 @@ export function registerDeadLetterCommands(program: Command, env: TflowEnv): Com
         'start a new run of a failed run from its failed step (or --from an earlier top-level step), with the input recorded for it',
       )
       .option('--from <step>', 'top-level step to start from (default: the failed one)')
-      .action(async (workflowId: string, opts: { from?: string }, cmd: Command) =>
+      .option('--task-queue <name>', "task queue of the new run (default: the failed run's)")
+      .action(async (workflowId: string, opts: { from?: string; taskQueue?: string }, cmd: Command) =>
         runAndPrint(env, cmd, async (client) => {
-          const handle = await cliPipelineClient(client, env).redrive(
+          // The new run goes where the failed one ran: its workers know the pipeline's steps.
+          const taskQueue = opts.taskQueue ?? (await failedRunTaskQueue(client, workflowId));
+          const handle = await new PipelineClient(client, { taskQueue }).redrive(
             workflowId,
             opts.from !== undefined ? { fromStep: opts.from } : {},
           );

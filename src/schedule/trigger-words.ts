@@ -74,12 +74,28 @@ export function calendarInWords(calendar: StructuredCalendar): string {
 }
 
 /**
+ * The calendar with each range that matches one value written as that value: `*\/12` in the month field
+ * matches January only, and cronstrue would say "every 12 months" where "only in January" is meant.
+ */
+function singleValues(calendar: StructuredCalendar): StructuredCalendar {
+  return Object.fromEntries(
+    SEVEN_FIELDS.map((name) => [
+      name,
+      calendar[name].map((r) => {
+        const values = rangeValues([r]);
+        return values.length === 1 ? { start: values[0]!, end: values[0]!, step: 1 } : r;
+      }),
+    ]),
+  ) as unknown as StructuredCalendar;
+}
+
+/**
  * One calendar of the model in words: cronstrue's sentence for its canonical cron string, else
  * {@link calendarInWords}.
  */
 export function cronInWords(calendar: StructuredCalendar): string {
   try {
-    const sentence = cronstrue.toString(calendarToCron(calendar), CRONSTRUE_OPTIONS);
+    const sentence = cronstrue.toString(calendarToCron(singleValues(calendar)), CRONSTRUE_OPTIONS);
     // A sentence with a hole in it is not one we can show.
     if (!/undefined|NaN|null/.test(sentence)) return sentence;
   } catch {

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { pipeline } from '../../src/pipeline';
+import { PipelineClient } from '../../src/client/pipeline-client';
+import { RunNotFoundError } from '../../src/client/errors';
+import type { JobRun } from '../../src/client/job-types';
+import type { RunDescription } from '../../src/client/run-describe';
+import { tflow } from '../helpers/cli';
+import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
+
+/*
+ * What a new user does from the CLI alone: find a failed run, see why, redrive it, see the redrive
+ * finish. Runs the real commands in process against the suite's server, on a fake TTY and with --json.
+ */
+
+let broken = true;
+const steps = {
+  async reserve(order: string) {
+    return { order, seats: 2 };
+  },
+  async release(_order: string, _reserved: unknown) {
+    return 'released';
+  },
+  async pay(reserved: { order: string }) {
+    if (broken) {
+      // Retryable: the step's policy allows 2 attempts, and the card shows both.
+      throw ApplicationFailure.create({ type: 'CardDeclined', message: 'card declined' });
+    }
+    return `paid ${reserved.order}`;
+  },
+};
+
+let t: TestContext;
+let pipelines: PipelineClient;
+const booking = pipeline('cli-booking', { steps })
+  .step('reserve', { compensate: 'release' })
+  .step('pay', { retry: { maximumAttempts: 2, initialInterval: '50ms' } });
+
+beforeAll(async () => {
+  t = await connectTest('runs-cli');
+  await t.startWorker(steps);
+  pipelines = new PipelineClient(t.client, { taskQueue: t.taskQueue, steps });
+});
+afterAll(async () => t?.close());
+
+describe('tflow runs, runs show, dead-letters, dead-letters redrive', () => {
+  it('finds a failed run, shows why, redrives it and shows the redrive completed', async () => {
+    const workflowId = t.uid('cli-booking');
+    await expect(pipelines.run(booking, ['order-9'], { workflowId })).rejects.toBeInstanceOf(
+      WorkflowFailedError,
+    );
+
+    // 1. Find it: `tflow dead-letters` (a table on a terminal, JSON with --json).
+    const letters = await waitFor('the failed run in `tflow dead-letters --json`', async () => {
+      const list = JSON.parse(
+        await tflow(['dead-letters', '--json', '--pipeline', 'cli-booking', '--since', '10m']),
+      ) as JobRun[];
+      return list.some((r) => r.workflowId === workflowId) ? list : undefined;
+    });
+    expect(letters.find((r) => r.workflowId === workflowId)).toMatchObject({
+      status: 'failed',
+      pipeline: 'cli-booking',
+      failure: 'pipeline "cli-booking" failed at step "pay": card declined',
+    });
+    const table = (
+      await tflow(['dead-letters', '--pipeline', 'cli-booking', '--since', '10m'], { tty: true })
+    ).split('\n');
+    expect(table[0]).toMatch(/^STARTED +STATUS +PIPELINE +JOB +DURATION +WORKFLOW ID +ERROR$/);
+    const row = table.find((l) => l.includes(workflowId))!;
+    expect(row).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ \(\d+ (s|min) \S*\s*ago\) +failed +cli-booking +- +\d+ (ms|s) +/,
+    );
+    expect(row).toContain('failed at step "pay": card declined');
+    // Columns line up: every row starts its STATUS where the header does.
+    expect(row.indexOf('failed')).toBe(table[0]!.indexOf('STATUS'));
+    // Piped, the same rows are tab-separated, without a header.
+    expect(await tflow(['runs', '--status', 'failed', '--pipeline', 'cli-booking'])).toMatch(
+      new RegExp(
+        `^\\S+\\tfailed\\tdue -\\t\\d+ ms\\t${workflowId}\\tpipeline "cli-booking" failed at step "pay"`,
+        'm',
+      ),
+    );
+
+    // 2. See why: `tflow runs show` (a card on a terminal, the description with --json).
+    const card = await tflow(['runs', 'show', workflowId], { tty: true });
+    expect(card).toContain(`${workflowId}  failed`);
+    expect(card).toContain('Failed     step pay after 2 attempts: CardDeclined: card declined');
+    expect(card).toMatch(/\n {4}reserve +reserve +completed +1 +\d+ (ms|s)/);
+    expect(card).toMatch(/\n {4}pay +pay +failed +2 +\d+ (ms|s) +CardDeclined: card declined/);
+    expect(card).toMatch(/Compensations\n {4}STEP .*\n {4}reserve:compensate +release +completed +1 /);
+    expect(card).toContain(`tflow dead-letters redrive ${workflowId}`);
+    const shown = JSON.parse(await tflow(['runs', 'show', workflowId, '--json'])) as RunDescription;
+    expect(shown).toMatchObject({
+      workflowId,
+      status: 'failed',
+      args: ['order-9'],
+      steps: [
+        { id: 'reserve', activity: 'reserve', status: 'completed', attempts: 1 },
+        {
+          id: 'pay',
+          activity: 'pay',
+          status: 'failed',
+          attempts: 2,
+          error: 'card declined',
+          errorType: 'CardDeclined',
+        },
+      ],
+      compensations: [{ id: 'reserve:compensate', activity: 'release', status: 'completed' }],
+      failureDetails: { failedStep: 'pay', attempts: 2, errorType: 'CardDeclined' },
+    });
+
+    // 3. Redrive it, once the card works again.
+    broken = false;
+    const redriven = JSON.parse(await tflow(['dead-letters', 'redrive', workflowId, '--json'])) as {
+      workflowId: string;
+    };
+    expect(redriven.workflowId).toMatch(new RegExp(`^${workflowId}-redrive-`));
+    await t.client.workflow.getHandle(redriven.workflowId).result();
+    const after = JSON.parse(await tflow(['runs', 'show', redriven.workflowId, '--json'])) as RunDescription;
+    expect(after).toMatchObject({
+      status: 'completed',
+      redriveOf: { workflowId, fromStep: 'pay' },
+      steps: [{ id: 'pay', status: 'completed', attempts: 1 }],
+      compensations: [],
+    });
+    const afterCard = await tflow(['runs', 'show', redriven.workflowId], { tty: true });
+    expect(afterCard).toContain(`Redrives   ${workflowId}, from step pay`);
+  });
+
+  it('says clearly when a run does not exist, and refuses a bad filter before calling the server', async () => {
+    await expect(tflow(['runs', 'show', 'no-such-run-xyz'])).rejects.toThrow(RunNotFoundError);
+    await expect(tflow(['dead-letters', 'redrive', 'no-such-run-xyz'])).rejects.toThrow(
+      'no run "no-such-run-xyz" in this namespace',
+    );
+    await expect(tflow(['runs', '--since', 'yesterday'])).rejects.toThrow(
+      /--since "yesterday" is not a duration/,
+    );
+  });
+});
