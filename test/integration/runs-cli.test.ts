@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
 import { PipelineClient } from '../../src/client/pipeline-client';
@@ -135,5 +137,44 @@ describe('tflow runs, runs show, dead-letters, dead-letters redrive', () => {
     await expect(tflow(['runs', '--since', 'yesterday'])).rejects.toThrow(
       /--since "yesterday" is not a duration/,
     );
+  });
+});
+
+/** Runs the real `tflow` process to its end: exit code, stdout, stderr. */
+async function tflowProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const conn = ['--address', inject('temporalAddress'), '--namespace', inject('temporalNamespace')];
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      'src/cli/main.ts',
+      ...args.slice(0, 1),
+      ...conn,
+      ...args.slice(1),
+    ]);
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('tflow runs as a process: exit codes, one-line errors, help', () => {
+  it('exits 2 with one line for a run not found and for a bad option, 0 with an example for --help', async () => {
+    const [missing, badStatus, help] = await Promise.all([
+      tflowProcess(['runs', 'show', 'no-such-run-xyz']),
+      tflowProcess(['runs', '--status', 'broken']),
+      tflowProcess(['dead-letters', 'redrive', '--help']),
+    ]);
+    expect(missing).toMatchObject({ code: 2, stdout: '' });
+    expect(missing.stderr).toBe(
+      'tflow: no run "no-such-run-xyz" in this namespace (or it is past the retention period): `tflow runs` lists runs\n',
+    );
+    expect(badStatus.code).toBe(2);
+    expect(badStatus.stderr.split('\n')[0]).toBe(
+      "error: option '--status <status>' argument 'broken' is invalid. Allowed choices are running, completed, failed, skipped, cancelled, terminated, timed-out, continued-as-new.",
+    );
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Example:\n  $ tflow dead-letters redrive etl-7f3c --from load');
   });
 });
