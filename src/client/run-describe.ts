@@ -4,8 +4,8 @@ import {
   decodeFromPayloadsAtIndex,
   decodeOptionalFailureToOptionalError,
 } from '@temporalio/common/lib/internal-non-workflow';
-import { optionalTsToDate, tsToDate } from '@temporalio/common/lib/time';
-import type { temporal } from '@temporalio/proto';
+import { tsToDate } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
 import { ATTEMPT_MARKER_TYPE, PIPELINE_FAILED } from '../workflows/failure-types';
 import {
   PIPELINE_WORKFLOW_TYPE,
@@ -31,7 +31,11 @@ export interface RunStep {
   id: string;
   /** The activity (type) it ran. */
   activity: string;
-  status: 'scheduled' | 'running' | 'completed' | 'failed' | 'timed-out' | 'cancelled';
+  /**
+   * `scheduled`: waiting for its first attempt; `running`: an attempt is running; `retrying`: waiting for
+   * its next attempt after a failed one (see `error`); then how it ended.
+   */
+  status: 'scheduled' | 'running' | 'retrying' | 'completed' | 'failed' | 'timed-out' | 'cancelled';
   /** Attempts made (the last started attempt); absent while the first one has not finished. */
   attempts?: number;
   scheduledAt: Date;
@@ -154,7 +158,11 @@ async function addPending(
     const step = steps.find((s) => s.id === p.activityId && s.closedAt === undefined);
     if (!step) continue;
     if (p.attempt) step.attempts = p.attempt;
-    if (optionalTsToDate(p.lastStartedTime)) step.status = 'running';
+    if (p.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) {
+      step.status = 'running';
+    } else if ((p.attempt ?? 1) > 1) {
+      step.status = 'retrying';
+    }
     Object.assign(step, await errorOf(converter, p.lastFailure));
   }
 }
@@ -189,7 +197,7 @@ export async function describeRun(
     const handle = client.workflow.getHandle(workflowId, runId);
     const description = await handle.describe();
     if (description.type !== PIPELINE_WORKFLOW_TYPE) {
-      throw new RunNotFoundError(workflowId);
+      throw new RunNotFoundError(workflowId, { workflowType: description.type });
     }
     const history = await client.workflow.getHandle(workflowId, description.runId).fetchHistory();
     const events = history.events ?? [];

@@ -16,7 +16,12 @@ import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
  */
 
 let broken = true;
+let flakyFails = true;
 const steps = {
+  async flaky(x: string) {
+    if (flakyFails) throw ApplicationFailure.create({ type: 'NotYet', message: 'not yet' });
+    return x;
+  },
   async reserve(order: string) {
     return { order, seats: 2 };
   },
@@ -127,6 +132,39 @@ describe('tflow runs, runs show, dead-letters, dead-letters redrive', () => {
     });
     const afterCard = await tflow(['runs', 'show', redriven.workflowId], { tty: true });
     expect(afterCard).toContain(`Redrives   ${workflowId}, from step pay`);
+  });
+
+  it('shows a running run: the step retrying, with its attempts so far and its last error', async () => {
+    const retrying = pipeline('cli-retrying', { steps }).step('flaky', {
+      retry: { initialInterval: '100ms', backoffCoefficient: 1 },
+    });
+    const workflowId = t.uid('cli-retrying');
+    const handle = await pipelines.start(retrying, ['x'], { workflowId });
+    try {
+      const shown = await waitFor('the step past its second attempt', async () => {
+        const run = JSON.parse(await tflow(['runs', 'show', workflowId, '--json'])) as RunDescription;
+        return (run.steps[0]?.attempts ?? 0) >= 2 && run.steps[0]?.error ? run : undefined;
+      });
+      expect(shown).toMatchObject({
+        status: 'running',
+        steps: [{ id: 'flaky', error: 'not yet', errorType: 'NotYet' }],
+      });
+      // Between attempts it waits out its retry interval; during one, it runs.
+      expect(['retrying', 'running']).toContain(shown.steps[0]!.status);
+      const card = await tflow(['runs', 'show', workflowId], { tty: true });
+      expect(card).toContain(`${workflowId}  running`);
+      expect(card).toMatch(/\n {4}flaky +flaky +(retrying|running) +\d+ +- +NotYet: not yet/);
+    } finally {
+      flakyFails = false;
+    }
+    await handle.result();
+    const done = JSON.parse(await tflow(['runs', 'show', workflowId, '--json'])) as RunDescription;
+    expect(done.status).toBe('completed');
+    expect(done.steps).toEqual([
+      expect.objectContaining({ id: 'flaky', status: 'completed', attempts: expect.any(Number) as unknown }),
+    ]);
+    expect(done.steps[0]!.attempts).toBeGreaterThanOrEqual(2);
+    expect(done.steps[0]!.error).toBeUndefined();
   });
 
   it('says clearly when a run does not exist, and refuses a bad filter before calling the server', async () => {

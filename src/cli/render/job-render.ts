@@ -1,5 +1,6 @@
 import type { JobDescription, JobRun, JobSummary } from '../../client/job-types';
 import type { DstWarning } from '../../schedule/dst';
+import { InvalidTriggerError } from '../../schedule/errors';
 import { triggerInWords } from '../../schedule/trigger-words';
 import { paint, paintStatus, type RenderContext } from './render-context';
 import { renderTable } from './table';
@@ -27,8 +28,9 @@ function triggerWords(job: JobSummary): string {
   if (job.foreign) return `(foreign: ${job.workflowType ?? 'unknown action'})`;
   try {
     return triggerInWords(job.trigger, job.timezone);
-  } catch {
-    return triggerAsGiven(job);
+  } catch (err) {
+    if (err instanceof InvalidTriggerError) return triggerAsGiven(job);
+    throw err;
   }
 }
 
@@ -102,7 +104,7 @@ export function renderJobCard({ job, runs, dstWarnings }: JobCardInput, ctx: Ren
   const p = paint(ctx);
   const zone = zoneOf(job, ctx);
   const state = paintStatus(jobState(job), p);
-  const head = `${p.bold(job.id)}  ${job.foreign ? '' : `pipeline ${job.foreign ? '-' : job.pipeline}  `}${state}`;
+  const head = `${p.bold(job.id)}  ${job.foreign ? '' : `pipeline ${job.pipeline}  `}${state}`;
   const rows: [string, string | string[]][] = [];
   rows.push(['Trigger', job.foreign ? triggerWords(job) : [triggerWords(job), p.dim(triggerAsGiven(job))]]);
   if (job.note) rows.push(['Note', job.note]);

@@ -32,10 +32,10 @@ export function paint(ctx: Pick<RenderContext, 'color'>): Paint {
   return pc.createColors(ctx.color);
 }
 
-/** Colors a run or job status: failed red, skipped and paused yellow, running cyan, completed green. */
+/** Colors a run or job status: failed red, skipped, paused and retrying yellow, running cyan, completed green. */
 export function paintStatus(status: string, p: Paint): string {
   if (/^(failed|timed-out|terminated)/.test(status)) return p.red(status);
-  if (/^(skipped|paused|cancelled)/.test(status)) return p.yellow(status);
+  if (/^(skipped|paused|cancelled|retrying)/.test(status)) return p.yellow(status);
   if (status.startsWith('running') || status === 'compensating') return p.cyan(status);
   if (status === 'completed') return p.green(status);
   return status;
