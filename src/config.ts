@@ -67,6 +67,12 @@ export interface TflowEnv {
    * @default 1000
    */
   scheduleStartRps: number;
+  /**
+   * Colors of `tflow`'s output: `never` when NO_COLOR is set (https://no-color.org), `always` when
+   * FORCE_COLOR is set to anything but `0` (FORCE_COLOR=0 means `never`), else `auto` (a terminal that is
+   * not `TERM=dumb`). NO_COLOR wins over FORCE_COLOR.
+   */
+  color: 'auto' | 'always' | 'never';
 }
 
 /** Variables of temporal-flow 0.1 that the standard names replace. */
@@ -104,7 +110,14 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
     path: env.PATH ?? '',
     scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
+    color: colorMode(env),
   };
+}
+
+function colorMode(env: NodeJS.ProcessEnv): TflowEnv['color'] {
+  if (env.NO_COLOR) return 'never';
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR === '0' ? 'never' : 'always';
+  return env.TERM === 'dumb' ? 'never' : 'auto';
 }
 
 function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {

@@ -61,6 +61,7 @@ export {
   InvalidPolicyError,
   RunAtInPastError,
   previewTrigger,
+  triggerInWords,
 } from './schedule';
 export type {
   CronTrigger,
@@ -87,6 +88,9 @@ export type {
 } from './client/pipeline-client';
 export { RedriveError } from './client/dead-letters';
 export type { DeadLetter, ListDeadLettersOptions } from './client/dead-letters';
+export type { RunDescription, RunStep } from './client/run-describe';
+export { RUN_STATUSES } from './client/run-list';
+export type { RunFilter } from './client/run-list';
 export { PipelineScheduler } from './client/pipeline-scheduler';
 export { jobDstWarnings } from './client/job-describe';
 export type {
@@ -121,6 +125,7 @@ export {
   SetupRequiredError,
   ServerUnreachableError,
   CredentialsRejectedError,
+  RunNotFoundError,
 } from './client/errors';
 export { connectToTemporal } from './client/connect';
 export {

@@ -1,44 +1,19 @@
 import type { Command } from 'commander';
-import { Client } from '@temporalio/client';
-import { payloadCodecFromEnv, type TflowEnv } from '../config';
-import { codecDataConverter } from '../codec/data-converter';
+import type { TflowEnv } from '../config';
 import { jobDstWarnings } from '../client/job-describe';
-import { PipelineScheduler } from '../client/pipeline-scheduler';
-import type { JobRun, JobStats, JobSummary } from '../client/job-types';
-import { withConnection, withConnectionFlags, type ConnectionFlags } from './connection';
-
-/** Where a job's trigger is shown in one line: `cron 0 2 * * * (Europe/Paris)`. */
-function describeTrigger(job: JobSummary): string {
-  if (job.foreign) return `(foreign: ${job.workflowType ?? 'unknown action'})`;
-  const t = job.trigger as Record<string, unknown>;
-  const what = Object.entries(t)
-    .filter(([k]) => k !== 'timezone')
-    .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(' | ') : String(v)}`)
-    .join(', ');
-  return `${what} (${job.timezone})${job.editedOutside ? ' [edited outside temporal-flow]' : ''}`;
-}
-
-function jobLine(job: JobSummary): string {
-  const next = job.paused ? 'paused' : (job.nextRunTimes[0]?.toISOString() ?? '-');
-  const pipeline = job.foreign ? '-' : job.pipeline;
-  return [job.id, pipeline, describeTrigger(job), next].join('\t');
-}
-
-function runLine(run: JobRun): string {
-  const status = run.skipReason ? `skipped (${run.skipReason})` : run.status;
-  return [
-    run.startedAt.toISOString(),
-    status,
-    (run.scheduledAt ? `due ${run.scheduledAt.toISOString()}` : 'due -') +
-      (run.standsFor ? ` (stood for ${run.standsFor.toISOString()})` : '') +
-      (run.judgedAt ? ` (judged at ${run.judgedAt.toISOString()})` : ''),
-    run.durationMs !== undefined ? `${run.durationMs} ms` : '-',
-    run.workflowId,
-    run.failure ?? '',
-  ]
-    .join('\t')
-    .trimEnd();
-}
+import type { PipelineScheduler } from '../client/pipeline-scheduler';
+import type { JobStats } from '../client/job-types';
+import { withConnectionFlags } from './connection';
+import {
+  cliScheduler,
+  positiveInteger,
+  runAndPrint,
+  withExamples,
+  type CommandOutput,
+} from './command-session';
+import { renderJobCard, renderJobList } from './render/job-render';
+import { renderRunList } from './render/run-render';
+import { registerJobsWatch } from './jobs-watch-command';
 
 function statsLines(s: JobStats): string[] {
   return [
@@ -52,10 +27,11 @@ function statsLines(s: JobStats): string[] {
 }
 
 /**
- * `tflow jobs list|get|pause|resume|trigger|remove|history|stats`: manage scheduled jobs of any Temporal
- * server (`--address`, `--namespace`, default TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE), `--json` for scripts.
+ * `tflow jobs list|get|watch|pause|resume|trigger|remove|history|stats`: manage scheduled jobs of any
+ * Temporal server (`--address`, `--namespace`, default TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE). Tables and
+ * cards on a terminal, tab-separated lines when piped, `--json` for scripts.
  */
-export function registerJobCommands(program: Command, env: TflowEnv): void {
+export function registerJobCommands(program: Command, env: TflowEnv): Command {
   const jobs = withConnectionFlags(
     program
       .command('jobs')
@@ -63,106 +39,117 @@ export function registerJobCommands(program: Command, env: TflowEnv): void {
     env,
   ).option('--json', 'print JSON');
 
-  const run = async (
-    cmd: Command,
-    fn: (s: PipelineScheduler) => Promise<{ json: unknown; text: string[] }>,
-  ): Promise<void> => {
-    const flags = cmd.optsWithGlobals<ConnectionFlags & { json?: boolean }>();
-    const codec = payloadCodecFromEnv(env);
-    const out = await withConnection(env, flags, (connection, namespace) =>
-      fn(
-        new PipelineScheduler(
-          new Client({
-            connection,
-            namespace,
-            ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
-          }),
-          { taskQueue: env.taskQueue },
-        ),
-      ),
-    );
-    console.log(flags.json ? JSON.stringify(out.json, null, 2) : out.text.join('\n'));
-  };
-  const done = (json: Record<string, unknown>, text: string) => ({
+  const run = (cmd: Command, fn: (s: PipelineScheduler) => Promise<CommandOutput>) =>
+    runAndPrint(env, cmd, (client) => fn(cliScheduler(client, env)));
+  const done = (json: Record<string, unknown>, text: string): CommandOutput => ({
     json: { ok: true, ...json },
-    text: [text],
+    text: () => [text],
   });
 
-  jobs
-    .command('list')
-    .description('list jobs: id, pipeline, trigger, next run')
-    .option('--pipeline <name>', 'only jobs of this pipeline')
-    .action(async (opts: { pipeline?: string }, cmd: Command) =>
-      run(cmd, async (s) => {
-        const list = await s.listJobs(opts.pipeline ? { pipeline: opts.pipeline } : {});
-        return { json: list, text: list.length ? list.map(jobLine) : ['no jobs'] };
-      }),
-    );
-  jobs
-    .command('get <jobId>')
-    .description(
-      'show a job as created, with next runs, recent runs, counters and the DST dates of the coming year',
-    )
-    .action(async (jobId: string, _opts: unknown, cmd: Command) =>
-      run(cmd, async (s) => {
-        const job = await s.getJob(jobId);
-        const shown = job.foreign ? job : { ...job, dstWarnings: jobDstWarnings(job) };
-        return { json: shown, text: [JSON.stringify(shown, null, 2)] };
-      }),
-    );
+  withExamples(
+    jobs
+      .command('list')
+      .description('list jobs: id, pipeline, trigger in words, next run, state (tab-separated when piped)')
+      .option('--pipeline <name>', 'only jobs of this pipeline')
+      .action(async (opts: { pipeline?: string }, cmd: Command) =>
+        run(cmd, async (s) => {
+          const list = await s.listJobs(opts.pipeline ? { pipeline: opts.pipeline } : {});
+          return { json: list, text: (ctx) => renderJobList(list, ctx) };
+        }),
+      ),
+    'tflow jobs list --pipeline etl',
+  );
+  withExamples(
+    jobs
+      .command('get <jobId>')
+      .description(
+        'show a job: trigger in words, next 5 runs, DST warnings, policies, counters, last runs (JSON when piped)',
+      )
+      .action(async (jobId: string, _opts: unknown, cmd: Command) =>
+        run(cmd, async (s) => {
+          const job = await s.getJob(jobId);
+          const dstWarnings = jobDstWarnings(job);
+          const shown = job.foreign ? job : { ...job, dstWarnings };
+          const runs = job.foreign ? [] : await s.getHistory(jobId, { limit: 5 });
+          return {
+            json: shown,
+            text: (ctx) =>
+              ctx.isTTY ? renderJobCard({ job, runs, dstWarnings }, ctx) : [JSON.stringify(shown, null, 2)],
+          };
+        }),
+      ),
+    'tflow jobs get etl-nightly',
+  );
+  registerJobsWatch(jobs, env);
   for (const [verb, description] of [
     ['pause', 'pause a job (runs in flight continue)'],
     ['resume', 'resume a paused job'],
   ] as const) {
-    jobs
-      .command(`${verb} <jobId>`)
-      .description(description)
-      .option('--note <text>', 'why (shown with the job)')
-      .action(async (jobId: string, opts: { note?: string }, cmd: Command) =>
-        run(cmd, async (s) => {
-          await (verb === 'pause' ? s.pauseJob(jobId, opts.note) : s.resumeJob(jobId, opts.note));
-          return done(
-            { jobId, paused: verb === 'pause' },
-            `${verb === 'pause' ? 'paused' : 'resumed'} ${jobId}`,
-          );
-        }),
-      );
+    withExamples(
+      jobs
+        .command(`${verb} <jobId>`)
+        .description(description)
+        .option('--note <text>', 'why (shown with the job)')
+        .action(async (jobId: string, opts: { note?: string }, cmd: Command) =>
+          run(cmd, async (s) => {
+            await (verb === 'pause' ? s.pauseJob(jobId, opts.note) : s.resumeJob(jobId, opts.note));
+            return done(
+              { jobId, paused: verb === 'pause' },
+              `${verb === 'pause' ? 'paused' : 'resumed'} ${jobId}`,
+            );
+          }),
+        ),
+      `tflow jobs ${verb} etl-nightly --note "database maintenance"`,
+    );
   }
-  jobs
-    .command('trigger <jobId>')
-    .description("run a job now, with the job's overlap policy")
-    .action(async (jobId: string, _opts: unknown, cmd: Command) =>
-      run(cmd, async (s) => {
-        await s.triggerJob(jobId);
-        return done({ jobId }, `triggered ${jobId}`);
-      }),
-    );
-  jobs
-    .command('remove <jobId>')
-    .description('delete a job (a run in flight continues)')
-    .action(async (jobId: string, _opts: unknown, cmd: Command) =>
-      run(cmd, async (s) => {
-        await s.removeJob(jobId);
-        return done({ jobId }, `removed ${jobId}`);
-      }),
-    );
-  jobs
-    .command('history <jobId>')
-    .description('past runs of a job, newest first')
-    .option('--limit <n>', 'most runs shown', (v) => Number(v), 20)
-    .action(async (jobId: string, opts: { limit: number }, cmd: Command) =>
-      run(cmd, async (s) => {
-        const runs = await s.getHistory(jobId, { limit: opts.limit });
-        return { json: runs, text: runs.length ? runs.map(runLine) : ['no runs'] };
-      }),
-    );
-  jobs
-    .command('stats')
-    .description('jobs, paused, running, next run, missed, skipped, failing jobs')
-    .action(async (_opts: unknown, cmd: Command) =>
-      run(cmd, async (s) => {
-        const stats = await s.getStats();
-        return { json: stats, text: statsLines(stats) };
-      }),
-    );
+  withExamples(
+    jobs
+      .command('trigger <jobId>')
+      .description("run a job now, with the job's overlap policy")
+      .action(async (jobId: string, _opts: unknown, cmd: Command) =>
+        run(cmd, async (s) => {
+          await s.triggerJob(jobId);
+          return done({ jobId }, `triggered ${jobId}`);
+        }),
+      ),
+    'tflow jobs trigger etl-nightly',
+  );
+  withExamples(
+    jobs
+      .command('remove <jobId>')
+      .description('delete a job (a run in flight continues)')
+      .action(async (jobId: string, _opts: unknown, cmd: Command) =>
+        run(cmd, async (s) => {
+          await s.removeJob(jobId);
+          return done({ jobId }, `removed ${jobId}`);
+        }),
+      ),
+    'tflow jobs remove etl-nightly',
+  );
+  withExamples(
+    jobs
+      .command('history <jobId>')
+      .description('past runs of a job, newest first (see `tflow runs show <workflow id>` for one run)')
+      .option('--limit <n>', 'most runs shown', positiveInteger, 20)
+      .action(async (jobId: string, opts: { limit: number }, cmd: Command) =>
+        run(cmd, async (s) => {
+          const runs = await s.getHistory(jobId, { limit: opts.limit });
+          return { json: runs, text: (ctx) => renderRunList(runs, ctx, { empty: 'no runs' }) };
+        }),
+      ),
+    'tflow jobs history etl-nightly --limit 5',
+  );
+  withExamples(
+    jobs
+      .command('stats')
+      .description('jobs, paused, running, next run, missed, skipped, failing jobs')
+      .action(async (_opts: unknown, cmd: Command) =>
+        run(cmd, async (s) => {
+          const stats = await s.getStats();
+          return { json: stats, text: () => statsLines(stats) };
+        }),
+      ),
+    'tflow jobs stats --json',
+  );
+  return jobs;
 }

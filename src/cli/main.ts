@@ -1,28 +1,56 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { readEnv } from '../config';
 import { TemporalFlowError } from '../errors';
 import { missingCodecError } from '../codec/errors';
 import { registerCodecCommand } from './codec-command';
+import { registerDeadLetterCommands } from './dead-letters-command';
 import { registerJobCommands } from './job-commands';
 import { registerPreviewCommand } from './preview-command';
+import { registerRunsCommands } from './runs-command';
 import { registerRunsSignalCommand } from './runs-signal-command';
 import { registerServerCommands } from './server-commands';
 import { registerSetupCommands } from './setup-commands';
 import { CredentialsRejectedError, ServerUnreachableError } from '../client/errors';
 
+/** Exit codes of `tflow`, as `--help` states them. */
+export const EXIT_CODES = {
+  ok: 0,
+  /** The server could not be used at all (unreachable, credentials rejected), or an unexpected error. */
+  serverUnusable: 1,
+  /** The command was refused: bad input or usage, a job or run not found, missing setup. */
+  refused: 2,
+} as const;
+
+const HELP_FOOTER = `
+Find a failed run, see why, redrive it:
+  $ tflow dead-letters
+  $ tflow runs show <workflow id>
+  $ tflow dead-letters redrive <workflow id> [--from <step>]
+
+Output: tables and cards on a terminal; tab-separated lines (or JSON, for \`jobs get\`) when piped;
+--json on every server command. Colors follow NO_COLOR / FORCE_COLOR.
+Exit codes: 0 done, 1 server unreachable, credentials rejected or an unexpected error,
+2 command refused (bad input or usage, job or run not found, missing setup).
+`;
+
 /** The `tflow` command. Each group of subcommands lives in its own file. */
 export function buildProgram(): Command {
   const program = new Command('tflow')
     .description('temporal-flow: durable pipelines and schedules on Temporal')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Usage errors (unknown option, bad value) exit with "refused", as our own errors do; commander has
+    // already printed the message. Subcommands inherit this.
+    .exitOverride()
+    .addHelpText('after', HELP_FOOTER);
   const env = readEnv();
   registerServerCommands(program, env);
   registerSetupCommands(program, env);
   registerJobCommands(program, env);
+  registerRunsSignalCommand(registerRunsCommands(program, env), env);
+  registerDeadLetterCommands(program, env);
   registerPreviewCommand(program);
   registerCodecCommand(program, env);
-  registerRunsSignalCommand(program.command('runs').description('act on pipeline runs'), env);
   return program;
 }
 
@@ -30,15 +58,23 @@ async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (caught) {
+    if (caught instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      process.exitCode = caught.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.refused;
+      return;
+    }
     const err = missingCodecError(caught) ?? caught;
     if (err instanceof TemporalFlowError) {
       console.error(`tflow: ${err.message}`);
-      // 1: the server could not be used at all; 2: the command was refused (bad input, missing setup...).
       process.exitCode =
-        err instanceof ServerUnreachableError || err instanceof CredentialsRejectedError ? 1 : 2;
+        err instanceof ServerUnreachableError || err instanceof CredentialsRejectedError
+          ? EXIT_CODES.serverUnusable
+          : EXIT_CODES.refused;
       return;
     }
-    throw err;
+    // Not one of ours (a bug, or an error the client does not translate yet): one line, no stack trace.
+    console.error(`tflow: unexpected error: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = EXIT_CODES.serverUnusable;
   }
 }
 

@@ -1,7 +1,8 @@
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { TemporalFlowError } from '../errors';
+import { RunNotFoundError } from './errors';
 import { PIPELINE_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from '../workflows/search-attributes';
 import { PIPELINE_FAILED } from '../workflows/failure-types';
 import {
@@ -82,11 +83,13 @@ export interface FailedRun {
  * Reads a failed run: the input from its first history event, the failure details from its result.
  *
  * @throws RedriveError when the run did not fail with `PipelineFailed` (still running, completed,
- * cancelled, or not a pipeline run).
+ * cancelled, or not a pipeline run); RunNotFoundError when there is no such run.
  */
 export async function readFailedRun(client: Client, workflowId: string): Promise<FailedRun> {
   const handle = client.workflow.getHandle(workflowId);
-  const description = await handle.describe();
+  const description = await handle.describe().catch((err: unknown) => {
+    throw err instanceof WorkflowNotFoundError ? new RunNotFoundError(workflowId, { cause: err }) : err;
+  });
   if (description.type !== PIPELINE_WORKFLOW_TYPE) {
     throw new RedriveError(workflowId, `it runs "${description.type}", not a pipeline`);
   }

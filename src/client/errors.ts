@@ -113,6 +113,28 @@ export class JobConflictError extends TemporalFlowError {
   }
 }
 
+/**
+ * No pipeline run with this workflow id: none at all (or it is past the namespace's retention), or one of
+ * another workflow type (`workflowType`).
+ */
+export class RunNotFoundError extends TemporalFlowError {
+  readonly workflowType: string | undefined;
+
+  constructor(
+    readonly workflowId: string,
+    options: { cause?: unknown; workflowType?: string } = {},
+  ) {
+    super(
+      'RUN_NOT_FOUND',
+      options.workflowType === undefined
+        ? `no run "${workflowId}" in this namespace (or it is past the retention period): \`tflow runs\` lists runs`
+        : `run "${workflowId}" is a "${options.workflowType}" workflow, not a temporal-flow pipeline run`,
+      { cause: options.cause },
+    );
+    this.workflowType = options.workflowType;
+  }
+}
+
 /** Where a wire error happened, for the messages of the errors it becomes. */
 export interface WireErrorContext {
   /** Address of the server, when the caller knows it. */

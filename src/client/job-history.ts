@@ -6,6 +6,7 @@ import {
 } from '@temporalio/client';
 import {
   OUTCOME_SEARCH_ATTRIBUTE,
+  PIPELINE_SEARCH_ATTRIBUTE,
   SCHEDULED_BY_ID_ATTRIBUTE,
   SCHEDULED_START_TIME_ATTRIBUTE,
 } from '../workflows/search-attributes';
@@ -34,16 +35,21 @@ export function queryLiteral(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-function toRun(wf: Omit<WorkflowExecutionInfo, 'raw'>): JobRun {
+/** A run as visibility (or a describe call) reports it. */
+export function toRun(wf: Omit<WorkflowExecutionInfo, 'raw'>): JobRun {
   const outcome = wf.typedSearchAttributes.get(OUTCOME_SEARCH_ATTRIBUTE);
   const nominal = wf.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
   const skipReason = skipReasonOf(outcome);
   const status = skipReason ? 'skipped' : (STATUS[wf.status.name] ?? 'running');
   const standsFor = wf.memo?.[STANDS_FOR_MEMO];
   const judgedAt = wf.memo?.[JUDGED_AT_MEMO];
+  const pipeline = wf.typedSearchAttributes.get(PIPELINE_SEARCH_ATTRIBUTE);
+  const jobId = wf.typedSearchAttributes.get(SCHEDULED_BY_ID_ATTRIBUTE);
   return {
     workflowId: wf.workflowId,
     runId: wf.runId,
+    ...(pipeline !== undefined ? { pipeline } : {}),
+    ...(jobId !== undefined ? { jobId } : {}),
     status,
     ...(skipReason ? { skipReason } : {}),
     ...(nominal ? { scheduledAt: nominal } : {}),
@@ -56,7 +62,11 @@ function toRun(wf: Omit<WorkflowExecutionInfo, 'raw'>): JobRun {
   };
 }
 
-async function failureOf(client: Client, run: JobRun): Promise<string | undefined> {
+/** The failure message of a closed run (undefined when it did not fail). */
+export async function failureOf(
+  client: Client,
+  run: Pick<JobRun, 'workflowId' | 'runId'>,
+): Promise<string | undefined> {
   try {
     await client.workflow.getHandle(run.workflowId, run.runId, { followRuns: false }).result();
     return undefined;

@@ -131,10 +131,14 @@ export type JobRunStatus =
   | 'timed-out'
   | 'continued-as-new';
 
-/** One run of a job, from Temporal visibility. */
+/** One pipeline run (of a job, or started by PipelineClient), from Temporal visibility. */
 export interface JobRun {
   workflowId: string;
   runId: string;
+  /** Name of the pipeline (the `TflowPipeline` search attribute; absent on runs of foreign schedules). */
+  pipeline?: string;
+  /** Id of the job whose schedule started the run (absent on runs started otherwise). */
+  jobId?: string;
   status: JobRunStatus;
   /** Why the run skipped its steps (status `skipped`). */
   skipReason?: SkipReason;

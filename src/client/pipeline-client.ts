@@ -26,6 +26,9 @@ import {
   type DeadLetter,
   type ListDeadLettersOptions,
 } from './dead-letters';
+import { describeRun, type RunDescription } from './run-describe';
+import { listRuns, type RunFilter } from './run-list';
+import type { JobRun } from './job-types';
 
 type PipelineWorkflowFn = (input: PipelineRunInput) => Promise<PipelineRunResult>;
 
@@ -208,6 +211,29 @@ export class PipelineClient {
     } catch (err) {
       translateServiceError(err);
     }
+  }
+
+  /**
+   * Pipeline runs (scheduled or not), newest first, failed ones with their failure message: of a job, of
+   * a pipeline, with a status, since an instant. Eventually consistent, as {@link listDeadLetters}.
+   */
+  async listRuns(filter: RunFilter = {}): Promise<JobRun[]> {
+    try {
+      return await listRuns(this.client, filter);
+    } catch (err) {
+      translateServiceError(err);
+    }
+  }
+
+  /**
+   * One run in detail, from its history: steps with durations, attempts and errors, compensations, hooks,
+   * and a failed run's `PipelineFailed` details. Needs no worker.
+   *
+   * @param runId a given run of `workflowId`. @default its latest run
+   * @throws RunNotFoundError when there is no such pipeline run.
+   */
+  async describeRun(workflowId: string, runId?: string): Promise<RunDescription> {
+    return describeRun(this.client, workflowId, runId);
   }
 
   private async startWorkflow(options: WorkflowStartOptions<PipelineWorkflowFn>): Promise<PipelineRunHandle> {

@@ -21,6 +21,7 @@ export type { ParsedCron } from './cron';
 export { compileCalendar, compileCalendars } from './calendar';
 export type { CompiledCalendar } from './calendar';
 export { previewTrigger, MAX_PREVIEW } from './preview';
+export { triggerInWords } from './trigger-words';
 export type { PreviewFireTime, PreviewOptions, TriggerPreview } from './preview';
 export type { DstWarning } from './dst';
 export type { FireSpec } from './fire-times';

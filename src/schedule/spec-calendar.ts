@@ -56,7 +56,7 @@ function storedMax(name: CalendarFieldName): number {
 }
 
 /** True when a field matches every value (a year matches every year only when it lists none). */
-function matchesAll(name: CalendarFieldName, ranges: readonly FieldRange[]): boolean {
+export function matchesAll(name: CalendarFieldName, ranges: readonly FieldRange[]): boolean {
   if (ranges.length === 0) return true;
   return name !== 'year' && rangeValues(ranges).length === storedMax(name) - FIELD_RULES[name].min + 1;
 }

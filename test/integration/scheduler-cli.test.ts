@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { inject } from 'vitest';
-import { buildProgram } from '../../src/cli/main';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tflow as run } from '../helpers/cli';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
@@ -21,17 +20,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** Runs `tflow jobs ...` in process against the suite's server and returns what it printed. */
-async function tflow(...args: string[]): Promise<string> {
-  const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
-  try {
-    const conn = ['--address', inject('temporalAddress'), '--namespace', inject('temporalNamespace')];
-    await buildProgram().parseAsync(['node', 'tflow', 'jobs', ...conn, ...args]);
-    return log.mock.calls.map((c) => String(c[0])).join('\n');
-  } finally {
-    log.mockRestore();
-  }
-}
+/** Runs `tflow jobs ...` in process against the suite's server, piped (not a terminal). */
+const tflow = (...args: string[]) => run(['jobs', ...args], { tty: false });
+/** The same on a fake terminal: tables and cards. */
+const onTTY = (...args: string[]) => run(['jobs', ...args], { tty: true });
 
 describe('tflow jobs', () => {
   it('lists, gets, pauses, resumes, triggers, shows history and stats, removes', async () => {
@@ -48,6 +40,19 @@ describe('tflow jobs', () => {
     expect(line).toBe(`${jobId}\tcli-ping\tcron 0 2 * * * (Europe/Paris)\tpaused`);
     const listed = JSON.parse(await tflow('list', '--json', '--pipeline', 'cli-ping')) as { id: string }[];
     expect(listed.map((j) => j.id)).toContain(jobId);
+    const table = (await onTTY('list', '--pipeline', 'cli-ping')).split('\n');
+    expect(table[0]).toMatch(/^JOB +PIPELINE +TRIGGER +NEXT RUN +STATE$/);
+    const row = table.find((l) => l.startsWith(jobId))!;
+    expect(row).toMatch(new RegExp(`^${jobId} +cli-ping +At 02:00 \\(Europe/Paris\\) +- +paused$`));
+    expect(row.indexOf('At 02:00')).toBe(table[0]!.indexOf('TRIGGER'));
+    const pausedCard = await onTTY('get', jobId);
+    expect(pausedCard).toMatch(new RegExp(`^${jobId}  pipeline cli-ping  paused\n`));
+    expect(pausedCard).toContain(
+      '  Trigger    At 02:00 (Europe/Paris)\n             cron 0 2 * * * (Europe/Paris)',
+    );
+    expect(pausedCard).toContain('  Next runs  paused: no run starts until `tflow jobs resume`');
+    expect(pausedCard).toMatch(/ {2}DST {8}\d{4}-03-\d\d 02:00 Europe\/Paris does not exist/);
+    expect(pausedCard).toContain('    no runs yet');
 
     expect(JSON.parse(await tflow('get', jobId, '--json'))).toMatchObject({
       id: jobId,
@@ -70,6 +75,27 @@ describe('tflow jobs', () => {
       return out.includes('\tcompleted\t') ? out : undefined;
     });
     expect(history).toMatch(new RegExp(`^\\S+\\tcompleted\\tdue \\S+\\t\\d+ ms\\t${jobId}-`));
+    await tflow('resume', jobId);
+    const card = await onTTY('get', jobId);
+    const next = card
+      .split('\n')
+      .filter((l) => /^ {2}(Next runs| {9}) {2}\d{4}-\d\d-\d\d 02:00 GMT\+\d \(in \d+ (d|h)/.test(l));
+    expect(next).toHaveLength(5);
+    expect(card).toMatch(
+      / {2}Last runs\n {4}STARTED +STATUS +DURATION +WORKFLOW ID +ERROR\n {4}\d{4}-\S+ \S+ \S+ \((now|.* ago)\) +completed +/,
+    );
+    const watched = await onTTY('watch', '--times', '1', '--pipeline', 'cli-ping');
+    expect(watched.startsWith('\x1b[2J\x1b[H')).toBe(true); // the screen is cleared, then redrawn
+    expect(watched.slice(7)).toMatch(/^JOB +PIPELINE/);
+    expect(watched).toMatch(
+      new RegExp(
+        `\n${jobId} +cli-ping +At 02:00 \\(Europe/Paris\\) +\\d{4}-\\S+ \\S+ GMT\\+\\d \\(in [^)]+\\) +active\n`,
+      ),
+    );
+    expect(watched).toMatch(/Ctrl-C to stop$/);
+    expect(JSON.parse(await tflow('watch', '--times', '1', '--json', '--pipeline', 'cli-ping'))).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: jobId, paused: false })]),
+    );
     const stats = JSON.parse(await tflow('stats', '--json')) as { jobs: number };
     expect(stats.jobs).toBeGreaterThanOrEqual(1);
     expect(await tflow('stats')).toMatch(/^jobs: \d+ \(paused \d+, foreign schedules \d+\)\nrunning: \d+/);

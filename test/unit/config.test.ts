@@ -44,6 +44,20 @@ describe('readEnv', () => {
   });
 });
 
+describe('readEnv: colors of tflow', () => {
+  it.each([
+    [{}, 'auto'],
+    [{ TERM: 'dumb' }, 'never'],
+    [{ NO_COLOR: '1' }, 'never'],
+    [{ FORCE_COLOR: '1' }, 'always'],
+    [{ FORCE_COLOR: '' }, 'always'],
+    [{ FORCE_COLOR: '0' }, 'never'],
+    [{ NO_COLOR: '1', FORCE_COLOR: '1' }, 'never'], // NO_COLOR wins
+  ] as const)('%j -> %s', (vars, mode) => {
+    expect(readEnv({ ...vars }).color).toBe(mode);
+  });
+});
+
 describe('connectionOptions', () => {
   it('is plain without credentials', () => {
     expect(connectionOptions(readEnv({}), 'localhost:7233')).toEqual({ address: 'localhost:7233' });
