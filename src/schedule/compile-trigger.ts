@@ -2,7 +2,7 @@ import type { ScheduleSpec } from '@temporalio/client';
 import { IANAZone } from 'luxon';
 import { MAX_DURATION_MS, parseDuration } from '../parse/duration';
 import { parseInstant } from '../parse/instant';
-import { compileCalendars } from './calendar';
+import { compileCalendars, toCalendarSpec } from './calendar';
 import { MAX_YEAR, MIN_YEAR, MONTH_NAMES } from './cron-fields';
 import { parseCron } from './cron';
 import { InvalidTriggerError } from './errors';
@@ -163,11 +163,18 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
       if (list.length === 0) throw new InvalidTriggerError('cron', 'cron needs at least one expression');
       // Array.from: a sparse array's holes become undefined (and a typed error), where map() would skip them.
       const parsed = Array.from(list).map((c) => parseCron(c));
+      // Temporal reads plain strings itself; a Quartz day form goes as the calendars it compiles to.
+      const quartz = parsed.filter((p) => p.quartz).flatMap((p) => p.calendars);
+      const plain = parsed.filter((p) => !p.quartz).map((p) => p.source);
       return {
         kind,
         timezone,
-        spec: { cronExpressions: parsed.map((p) => p.source), timezone },
-        fire: { timezone, calendars: parsed.map((p) => p.calendar), intervals: [] },
+        spec: {
+          ...(plain.length > 0 ? { cronExpressions: plain } : {}),
+          ...(quartz.length > 0 ? { calendars: quartz.map((c) => toCalendarSpec(c)) } : {}),
+          timezone,
+        },
+        fire: { timezone, calendars: parsed.flatMap((p) => p.calendars), intervals: [] },
       };
     }
     case 'calendar': {
