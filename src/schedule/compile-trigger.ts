@@ -6,6 +6,7 @@ import { compileCalendars, toCalendarSpec } from './calendar';
 import { MAX_YEAR, MIN_YEAR, MONTH_NAMES } from './cron-fields';
 import { parseCron } from './cron';
 import { InvalidTriggerError } from './errors';
+import { compileExclusions, type CompiledExclusions } from './exclusions';
 import type { FireSpec } from './fire-times';
 import { describeValue } from '../errors';
 import type {
@@ -28,6 +29,8 @@ export interface CompiledTrigger {
   runAt?: Date;
   /** What the spec means, for computing fire times locally ({@link previewTrigger}). */
   fire: FireSpec;
+  /** The trigger's `exclude` and `businessDays`, as sent in `spec.skip` (absent when it has none). */
+  exclusions?: CompiledExclusions;
 }
 
 /**
@@ -148,9 +151,32 @@ function compileRunAt(trigger: OneOffTrigger): Date {
  * Compiles a trigger into a Temporal `ScheduleSpec`.
  *
  * @param defaultTimezone the scheduler's time zone, used when the trigger names none.
+ * @param now when the holiday horizon starts (holiday sets in `exclude` are held for its year and the next three).
  * @throws InvalidTriggerError naming the bad option.
  */
-export function compileTrigger(trigger: Trigger, defaultTimezone: string): CompiledTrigger {
+export function compileTrigger(trigger: Trigger, defaultTimezone: string, now = new Date()): CompiledTrigger {
+  const compiled = compileWhen(trigger, defaultTimezone);
+  const { exclude, businessDays } = trigger as CronTrigger;
+  if (exclude === undefined && businessDays === undefined) return compiled;
+  if (compiled.kind === 'once') {
+    throw new InvalidTriggerError(
+      exclude !== undefined ? 'exclude' : 'businessDays',
+      'a one-off job runs at its runAt: exclude and businessDays apply to cron, calendar and interval triggers',
+    );
+  }
+  const exclusions = compileExclusions(exclude, businessDays, now);
+  if (exclusions.skip.length === 0) return compiled;
+  const skip = exclusions.skip.map((e) => e.calendar);
+  return {
+    ...compiled,
+    exclusions,
+    spec: { ...compiled.spec, skip: skip.map((c) => toCalendarSpec(c)) },
+    fire: { ...compiled.fire, skip },
+  };
+}
+
+/** The trigger's times, before exclusions. */
+function compileWhen(trigger: Trigger, defaultTimezone: string): CompiledTrigger {
   if (typeof trigger !== 'object' || trigger === null) {
     throw new InvalidTriggerError('trigger', 'a trigger must be an object such as { cron: "0 2 * * *" }');
   }
