@@ -33,6 +33,8 @@ import { describeValue } from '../errors';
 export interface CompiledCalendar {
   readonly spec: CalendarSpec;
   readonly calendar: StructuredCalendar;
+  /** Whether it comes from a Quartz day form (see weekday-misread.ts). */
+  readonly quartz: boolean;
 }
 
 const MAX_COMMENT = 200;
@@ -181,14 +183,14 @@ export function compileCalendar(fields: CalendarFields, where = 'calendar'): Com
     );
   }
   if (dayOfMonth.quartz || dayOfWeek.quartz) {
-    return calendars.map((c) => ({ spec: toCalendarSpec(c, fields.comment), calendar: c }));
+    return calendars.map((c) => ({ spec: toCalendarSpec(c, fields.comment), calendar: c, quartz: true }));
   }
   if (fields.dayOfMonth !== undefined) spec.dayOfMonth = toSdkRanges('dayOfMonth', dayOfMonth.ranges);
   if (fields.dayOfWeek !== undefined) spec.dayOfWeek = toSdkRanges('dayOfWeek', dayOfWeek.ranges);
   if (fields.comment !== undefined) spec.comment = fields.comment;
   const never = neverMatches(calendars[0]!);
   if (never) fail(`${where}.dayOfMonth`, `${where}.dayOfMonth names no day that exists: ${never}`);
-  return [{ spec: spec, calendar: calendars[0]! }];
+  return [{ spec: spec, calendar: calendars[0]!, quartz: false }];
 }
 
 /** Checks a calendar trigger's value (one calendar or a list: a time matches if any calendar does). */

@@ -3,10 +3,12 @@ import { IANAZone } from 'luxon';
 import { MAX_DURATION_MS, parseDuration } from '../parse/duration';
 import { parseInstant } from '../parse/instant';
 import { compileCalendars, toCalendarSpec } from './calendar';
-import { MAX_YEAR, MIN_YEAR, MONTH_NAMES } from './cron-fields';
+import { MAX_YEAR, MIN_YEAR, MONTH_NAMES, type StructuredCalendar } from './cron-fields';
 import { parseCron } from './cron';
 import { InvalidTriggerError } from './errors';
 import { compileExclusions, type CompiledExclusions } from './exclusions';
+import { horizonYears } from './holidays';
+import { misreadCorrections } from './weekday-misread';
 import type { FireSpec } from './fire-times';
 import { describeValue } from '../errors';
 import type {
@@ -155,16 +157,22 @@ function compileRunAt(trigger: OneOffTrigger): Date {
  * @throws InvalidTriggerError naming the bad option.
  */
 export function compileTrigger(trigger: Trigger, defaultTimezone: string, now = new Date()): CompiledTrigger {
-  const compiled = compileWhen(trigger, defaultTimezone);
+  const { quartz, ...compiled } = compileWhen(trigger, defaultTimezone);
   const { exclude, businessDays } = trigger as CronTrigger;
-  if (exclude === undefined && businessDays === undefined) return compiled;
-  if (compiled.kind === 'once') {
+  if (compiled.kind === 'once' && (exclude !== undefined || businessDays !== undefined)) {
     throw new InvalidTriggerError(
       exclude !== undefined ? 'exclude' : 'businessDays',
       'a one-off job runs at its runAt: exclude and businessDays apply to cron, calendar and interval triggers',
     );
   }
-  const exclusions = compileExclusions(exclude, businessDays, now);
+  const given = compileExclusions(exclude, businessDays, now);
+  const corrections = misreadCorrections(
+    quartz,
+    compiled.fire.calendars,
+    compiled.timezone,
+    horizonYears(now),
+  );
+  const exclusions = { ...given, skip: [...given.skip, ...corrections] };
   if (exclusions.skip.length === 0) return compiled;
   const skip = exclusions.skip.map((e) => e.calendar);
   return {
@@ -175,8 +183,11 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string, now = 
   };
 }
 
-/** The trigger's times, before exclusions. */
-function compileWhen(trigger: Trigger, defaultTimezone: string): CompiledTrigger {
+/** The trigger's times, before exclusions; `quartz` lists the calendars Quartz day forms compiled to. */
+function compileWhen(
+  trigger: Trigger,
+  defaultTimezone: string,
+): CompiledTrigger & { quartz: readonly StructuredCalendar[] } {
   if (typeof trigger !== 'object' || trigger === null) {
     throw new InvalidTriggerError('trigger', 'a trigger must be an object such as { cron: "0 2 * * *" }');
   }
@@ -201,6 +212,7 @@ function compileWhen(trigger: Trigger, defaultTimezone: string): CompiledTrigger
           timezone,
         },
         fire: { timezone, calendars: parsed.flatMap((p) => p.calendars), intervals: [] },
+        quartz,
       };
     }
     case 'calendar': {
@@ -210,6 +222,7 @@ function compileWhen(trigger: Trigger, defaultTimezone: string): CompiledTrigger
         timezone,
         spec: { calendars: compiled.map((c) => c.spec), timezone },
         fire: { timezone, calendars: compiled.map((c) => c.calendar), intervals: [] },
+        quartz: compiled.filter((c) => c.quartz).map((c) => c.calendar),
       };
     }
     case 'interval': {
@@ -233,6 +246,7 @@ function compileWhen(trigger: Trigger, defaultTimezone: string): CompiledTrigger
         timezone,
         spec: { intervals: [{ every, offset }], timezone },
         fire: { timezone, calendars: [], intervals: [{ everySec, offsetSec }] },
+        quartz: [],
       };
     }
     case 'once': {
@@ -257,6 +271,7 @@ function compileWhen(trigger: Trigger, defaultTimezone: string): CompiledTrigger
           timezone: 'UTC',
         },
         fire: { timezone, calendars: [], intervals: [], atSec: Math.floor(at.getTime() / 1000) },
+        quartz: [],
       };
     }
   }

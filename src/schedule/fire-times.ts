@@ -47,7 +47,18 @@ export class FireTimes {
 
   /** Index of the first skip calendar that matches the instant, or -1. */
   excludedBy(sec: number): number {
-    return this.skip.findIndex((cal) => calendarMatches(cal, sec));
+    if (this.skip.length === 0) return -1;
+    const w = this.clock.wall(sec); // once for all skip calendars: they share the zone
+    return this.skip.findIndex(
+      ({ fields: f }) =>
+        f.year(w.y) &&
+        f.month(w.mo) &&
+        f.dayOfMonth(w.d) &&
+        f.dayOfWeek(w.dow) &&
+        f.hour(w.h) &&
+        f.minute(w.mi) &&
+        f.second(w.s),
+    );
   }
 
   /** Whether the spec has calendars (the only part DST can affect). */

@@ -27,6 +27,10 @@ export interface Holiday {
 
 const library = new Holidays();
 
+/** Holidays already computed, by set and years: listing many jobs compiles the same sets again. */
+const cache = new Map<string, Holiday[]>();
+const CACHE_SIZE = 200;
+
 /**
  * Splits and checks a set's code: `FR`, `US-NY` (a state), `DE-BY-A` (a region of a state).
  *
@@ -73,6 +77,21 @@ function setCode(code: unknown, field: string): [string, string?, string?] {
  */
 export function publicHolidays(code: string, years: readonly number[], field: string): Holiday[] {
   const [country, state, region] = setCode(code, field);
+  const key = `${country}-${state ?? ''}-${region ?? ''} ${years.join(',')}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const holidays = computeHolidays(country, state, region, years);
+  if (cache.size >= CACHE_SIZE) cache.clear();
+  cache.set(key, holidays);
+  return holidays;
+}
+
+function computeHolidays(
+  country: string,
+  state: string | undefined,
+  region: string | undefined,
+  years: readonly number[],
+): Holiday[] {
   const opts = { types: ['public' as const] };
   const set =
     state === undefined
