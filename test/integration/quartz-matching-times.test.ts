@@ -106,4 +106,24 @@ describe('Quartz forms and exclusions: server, preview and an independent model 
     console.log(`quartz server: ${compared} generated cases, ${runs} runs compared, seed ${params.seed}`);
     expect(compared).toBeGreaterThan(0);
   }, 600_000);
+
+  it('jitter: every run the server will start lies in the window preview shows', async () => {
+    const trigger: Trigger = { cron: ['0 9 L * *', '10 9 L * *'], timezone: 'Europe/Paris' };
+    const from = '2027-01-01T00:00:00Z';
+    const to = '2028-01-01T00:00:00Z';
+    const jitterMs = 30 * 60_000; // more than the 10 minutes between the two runs of a day: capped there
+    const server = await serverTimes(t, trigger, from, to, jitterMs);
+    const preview = previewTrigger(trigger, 24, { from, jitter: jitterMs }).fireTimes;
+    expect(server).toHaveLength(24);
+    preview.forEach((p, i) => {
+      expect(
+        server[i]! >= p.utc && server[i]! < p.jitterUntil!,
+        `${server[i]} in [${p.utc}, ${p.jitterUntil})`,
+      ).toBe(true);
+    });
+    // The window of the 09:00 run stops at 09:10 (the next run), the 09:10 one is 30 minutes long.
+    expect(preview[0]).toMatchObject({ utc: '2027-01-31T08:00:00Z', jitterUntil: '2027-01-31T08:10:00Z' });
+    expect(preview[1]).toMatchObject({ utc: '2027-01-31T08:10:00Z', jitterUntil: '2027-01-31T08:40:00Z' });
+    expect(server.some((s, i) => s !== preview[i]!.utc)).toBe(true); // the server did jitter
+  });
 });
