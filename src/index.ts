@@ -51,6 +51,7 @@ export {
   InvalidTriggerError,
   InvalidPolicyError,
   RunAtInPastError,
+  UnknownHolidaysError,
   previewTrigger,
 } from './schedule';
 export type {
@@ -65,8 +66,11 @@ export type {
   CalendarValue,
   DstWarning,
   PreviewFireTime,
+  PreviewExcludedDate,
   PreviewOptions,
   TriggerPreview,
+  Exclusion,
+  Exclusions,
 } from './schedule';
 export { PipelineClient } from './client/pipeline-client';
 export type {
