@@ -60,6 +60,7 @@ export {
   InvalidTriggerError,
   InvalidPolicyError,
   RunAtInPastError,
+  UnknownHolidaysError,
   previewTrigger,
   triggerInWords,
 } from './schedule';
@@ -75,8 +76,11 @@ export type {
   CalendarValue,
   DstWarning,
   PreviewFireTime,
+  PreviewExcludedDate,
   PreviewOptions,
   TriggerPreview,
+  Exclusion,
+  Exclusions,
 } from './schedule';
 export { PipelineClient, RunAlreadyExistsError } from './client/pipeline-client';
 export { RunSignalError } from './client/run-signal';

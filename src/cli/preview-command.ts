@@ -1,15 +1,23 @@
 import type { Command } from 'commander';
 import { InvalidTriggerError } from '../schedule/errors';
 import { previewTrigger } from '../schedule/preview';
-import type { Trigger } from '../schedule/trigger-types';
+import type { Exclusion, Trigger } from '../schedule/trigger-types';
 
 interface PreviewFlags {
+  exclude?: string[];
+  holidays?: string[];
+  businessDays?: boolean;
+  jitter?: string;
   every?: string;
   offset?: string;
   tz: string;
   count: string;
   from?: string;
   json?: boolean;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 /**
@@ -27,6 +35,18 @@ export function registerPreviewCommand(program: Command): void {
     .option('--tz <zone>', 'IANA time zone', 'UTC')
     .option('-n, --count <n>', 'how many fire times', '10')
     .option('--from <instant>', 'list times after this ISO 8601 instant (default now)')
+    .option(
+      '--exclude <date>',
+      'leave out a date (YYYY-MM-DD) or a range (YYYY-MM-DD..YYYY-MM-DD); repeatable',
+      collect,
+    )
+    .option(
+      '--holidays <set>',
+      'leave out the public holidays of a country or state, e.g. FR, US-NY; repeatable',
+      collect,
+    )
+    .option('--business-days', 'Monday to Friday only (and not on the --holidays)')
+    .option('--jitter <duration>', "the job's jitter: show the window each run starts in, e.g. 5m")
     .option('--json', 'print JSON')
     .action((cron: string | undefined, flags: PreviewFlags) => {
       if ((cron === undefined) === (flags.every === undefined)) {
@@ -35,16 +55,48 @@ export function registerPreviewCommand(program: Command): void {
           'give either a cron expression or --every <duration>, e.g. tflow preview "0 2 * * *"',
         );
       }
+      const exclude: Exclusion[] = [
+        ...(flags.exclude ?? []).map((e): Exclusion => {
+          const [from, to] = e.split('..');
+          return to === undefined ? e : { from: from!, to };
+        }),
+        ...(flags.holidays ?? []).map((holidays) => ({ holidays })),
+      ];
+      const exclusions = {
+        ...(exclude.length > 0 ? { exclude } : {}),
+        ...(flags.businessDays ? { businessDays: true } : {}),
+      };
       const trigger: Trigger =
         cron !== undefined
-          ? { cron, timezone: flags.tz }
-          : { every: flags.every!, ...(flags.offset ? { offset: flags.offset } : {}), timezone: flags.tz };
-      const preview = previewTrigger(trigger, Number(flags.count), flags.from ? { from: flags.from } : {});
+          ? { cron, timezone: flags.tz, ...exclusions }
+          : {
+              every: flags.every!,
+              ...(flags.offset ? { offset: flags.offset } : {}),
+              timezone: flags.tz,
+              ...exclusions,
+            };
+      const preview = previewTrigger(trigger, Number(flags.count), {
+        ...(flags.from ? { from: flags.from } : {}),
+        ...(flags.jitter ? { jitter: flags.jitter } : {}),
+      });
       if (flags.json) {
         console.log(JSON.stringify(preview, null, 2));
         return;
       }
-      for (const t of preview.fireTimes) console.log(`${t.local}\t(${t.utc})`);
+      for (const t of preview.fireTimes) {
+        const window = t.jitterUntil ? `\tstarts before ${t.jitterUntil} (jitter)` : '';
+        console.log(`${t.local}\t(${t.utc})${window}`);
+      }
+      if (preview.excludedDates.length > 0) {
+        console.log('\nExcluded in this span:');
+        for (const e of preview.excludedDates) {
+          console.log(`- ${e.date}: ${e.reason} (${e.runs} run${e.runs === 1 ? '' : 's'} left out)`);
+        }
+      }
+      if (preview.holidayHorizon) {
+        const { from, to } = preview.holidayHorizon;
+        console.log(`\nHolidays are held for ${from}-${to}: every write of the job renews them.`);
+      }
       if (preview.dstWarnings.length > 0) {
         console.log(`\nDST in the coming 12 months (${preview.timezone}):`);
         for (const w of preview.dstWarnings) console.log(`- ${w.message}`);

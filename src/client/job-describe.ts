@@ -9,6 +9,8 @@ import type { DstWarning } from '../schedule/dst';
 import { InvalidTriggerError } from '../schedule/errors';
 import { previewTrigger } from '../schedule/preview';
 import type { PipelineRunInput } from '../workflows/run-types';
+import { calendarFromDescription, calendarToCron } from '../schedule/spec-calendar';
+import { rangeValues } from '../schedule/field-parse';
 import { ourJobMemo } from './job-memo';
 import { readJobState } from './job-state';
 import type { JobDescription, JobSummary, RecentRun } from './job-types';
@@ -54,7 +56,11 @@ function toJob(view: ScheduleView): JobSummary {
   if (!memo) {
     return { foreign: true, ...base, ...(view.workflowType ? { workflowType: view.workflowType } : {}) };
   }
-  const { record, editedOutside, givenTrigger } = readJobState(view.attrs, view.actionMemo, view.spec);
+  const { record, compiled, editedOutside, givenTrigger } = readJobState(
+    view.attrs,
+    view.actionMemo,
+    view.spec,
+  );
   return {
     foreign: false,
     ...base,
@@ -65,6 +71,26 @@ function toJob(view: ScheduleView): JobSummary {
     ...(record.onError ? { onError: record.onError } : {}),
     editedOutside,
     ...(givenTrigger ? { givenTrigger } : {}),
+    ...exclusionsOf(
+      view.spec,
+      compiled?.exclusions?.skip.map((e) => e.label),
+    ),
+  };
+}
+
+/**
+ * What the schedule's `skip` holds: the exclusions by what they stand for (as compiled from the trigger,
+ * else as cron strings when the spec was edited outside), and the last year its dated ones reach.
+ */
+function exclusionsOf(spec: ScheduleView['spec'], labels: string[] | undefined) {
+  const skip = (spec?.skip ?? []).map(calendarFromDescription);
+  if (skip.length === 0) return {};
+  const years = skip.flatMap((c) =>
+    c.year.length === 1 && c.year[0]!.start === c.year[0]!.end ? rangeValues(c.year) : [],
+  );
+  return {
+    exclusions: [...new Set(labels ?? skip.map(calendarToCron))],
+    ...(years.length > 0 ? { exclusionsHeldUntil: Math.max(...years) } : {}),
   };
 }
 

@@ -75,6 +75,8 @@ export const TRIGGER_KEYS = [
   'offset',
   'runAt',
   'timezone',
+  'exclude',
+  'businessDays',
 ] as const;
 const JOB_KEYS = ['jobId', 'workflowId', 'args', 'note', 'paused', 'replaceExisting', 'onError'] as const;
 export const POLICY_KEYS = [

@@ -37,7 +37,8 @@ const COMPILED_CACHE_SIZE = 1_000;
 
 /** A stored trigger compiled, with its fingerprint; null when it no longer compiles. */
 function compiledOf(trigger: Trigger, timezone: string): Compiled | null {
-  const key = `${timezone} ${JSON.stringify(trigger)}`;
+  // The year too: holiday sets in `exclude` are compiled for a horizon that starts this year.
+  const key = `${timezone} ${new Date().getUTCFullYear()} ${JSON.stringify(trigger)}`;
   let value = compiledCache.get(key);
   if (value === undefined) {
     try {

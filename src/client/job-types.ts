@@ -64,6 +64,16 @@ export interface ScheduledJobSummary extends JobBase {
   editedOutside: boolean;
   /** With {@link ScheduledJobSummary.editedOutside}: the trigger temporal-flow had set. */
   givenTrigger?: Trigger;
+  /**
+   * The exclusions the schedule carries (its `skip`): `weekend`, `holiday FR: Christmas Day`,
+   * `2027-12-24 to 2027-12-31`, ... Absent when it has none.
+   */
+  exclusions?: string[];
+  /**
+   * The last year the dated exclusions (holidays, dates) reach: past it, the job runs on those days
+   * until the job is written again (any write renews its holidays). Absent without dated exclusions.
+   */
+  exclusionsHeldUntil?: number;
 }
 
 /**

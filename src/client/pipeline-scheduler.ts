@@ -7,7 +7,7 @@ import { describeValue, InvalidArgumentError } from '../errors';
 import { parseInstant } from '../parse/instant';
 import { compilePolicies, type JobPolicies } from '../schedule/policies';
 import { dueOneOffWithGrace, type DueOneOff } from '../schedule/one-off-due';
-import { previewTrigger, type TriggerPreview } from '../schedule/preview';
+import { previewTrigger, type PreviewOptions, type TriggerPreview } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
 import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
 import { describeScheduleIfAny } from './describe-schedule';
@@ -351,11 +351,12 @@ export class PipelineScheduler {
   /**
    * The next `n` fire times of a trigger after `from` (default now), in the trigger's time zone (else the
    * scheduler's) and in UTC, computed locally exactly as the Temporal server will, plus a warning for every
-   * date in the next 12 months where DST makes the job skip a run or run twice. Nothing is created.
+   * date in the next 12 months where DST makes the job skip a run or run twice, the dates its `exclude` /
+   * `businessDays` leave out, and with `jitter` the window each run starts in. Nothing is created.
    *
    * @throws InvalidTriggerError for an invalid trigger, InvalidArgumentError for an invalid `n` or `from`.
    */
-  preview(trigger: Trigger, n: number, opts: { from?: Date | string } = {}): TriggerPreview {
+  preview(trigger: Trigger, n: number, opts: Omit<PreviewOptions, 'defaultTimezone'> = {}): TriggerPreview {
     return previewTrigger(trigger, n, { ...opts, defaultTimezone: this.timezone });
   }
 }

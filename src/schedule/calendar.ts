@@ -15,6 +15,7 @@ import {
 import { InvalidTriggerError } from './errors';
 import { parseField, rangeValues } from './field-parse';
 import { daysInMonth } from './zone-clock';
+import { dayCalendars, parseDayField } from './quartz-days';
 import type { CalendarFields, CalendarValue } from './trigger-types';
 import { describeValue } from '../errors';
 
@@ -25,10 +26,15 @@ import { describeValue } from '../errors';
  * minute and hour 0; day-of-month, month, day-of-week and year every value.
  */
 
-/** A calendar checked and compiled: `spec` goes to Temporal, `calendar` is what it means (for preview). */
+/**
+ * A calendar checked and compiled: `spec` goes to Temporal, `calendar` is what it means (for preview). A
+ * calendar with a Quartz day form (`dayOfMonth: 'L'`, `dayOfWeek: 'FRI#2'`) compiles to several.
+ */
 export interface CompiledCalendar {
   readonly spec: CalendarSpec;
   readonly calendar: StructuredCalendar;
+  /** Whether it comes from a Quartz day form (see weekday-misread.ts). */
+  readonly quartz: boolean;
 }
 
 const MAX_COMMENT = 200;
@@ -86,11 +92,11 @@ function boundExpression(bound: unknown, where: string): string {
   return fail(where, `${where} range bound ${describeValue(bound)} is not a number or a name`);
 }
 
-function parseValue(value: CalendarValue, name: CalendarFieldName, where: string): FieldRange[] {
+/** A field's value as the expression the shared parsers read. */
+function valueExpression(value: CalendarValue, where: string): string {
   const items = Array.isArray(value) ? Array.from(value) : [value];
   if (items.length === 0) fail(where, `${where} is an empty list: omit it, or write "*" for every value`);
-  const expr = items.map((item) => itemExpression(item, where)).join(',');
-  return parseField(expr, FIELD_RULES[name], where, (message) => fail(where, message));
+  return items.map((item) => itemExpression(item, where)).join(',');
 }
 
 function toSdkRanges(
@@ -101,6 +107,12 @@ function toSdkRanges(
   const label = (v: number): number | string =>
     name === 'month' ? MONTH_NAMES[v - 1]! : name === 'dayOfWeek' ? DAY_NAMES[v]! : v;
   return ranges.map((r) => ({ start: label(r.start), end: label(r.end), step: r.step }) as Range<never>);
+}
+
+/** A structured calendar as the SDK's CalendarSpec, every field explicit. */
+export function toCalendarSpec(calendar: StructuredCalendar, comment?: string): CalendarSpec {
+  const spec = Object.fromEntries(SEVEN_FIELDS.map((name) => [name, toSdkRanges(name, calendar[name])]));
+  return { ...spec, ...(comment !== undefined ? { comment } : {}) };
 }
 
 /**
@@ -122,12 +134,12 @@ export function neverMatches(calendar: StructuredCalendar): string | undefined {
 }
 
 /**
- * Checks one calendar and compiles it.
+ * Checks one calendar and compiles it (into several when it has a Quartz day form).
  *
  * @param where how messages name it, e.g. `calendar` or `calendar[1]`.
  * @throws InvalidTriggerError naming the bad field (e.g. `calendar.dayOfWeek`).
  */
-export function compileCalendar(fields: CalendarFields, where = 'calendar'): CompiledCalendar {
+export function compileCalendar(fields: CalendarFields, where = 'calendar'): CompiledCalendar[] {
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
     fail(where, `${where} must be an object such as { hour: 9, dayOfWeek: 'MON-FRI' }`);
   }
@@ -149,19 +161,36 @@ export function compileCalendar(fields: CalendarFields, where = 'calendar'): Com
   }
   const calendar = {} as Record<CalendarFieldName, readonly FieldRange[]>;
   const spec: Record<string, unknown> = {};
+  const expressions = {} as Record<CalendarFieldName, string>;
   for (const name of SEVEN_FIELDS) {
     const value = fields[name];
-    const ranges =
-      value === undefined
-        ? parseField(FIELD_DEFAULTS[name], FIELD_RULES[name], name, (m) => fail(where, m))
-        : parseValue(value, name, `${where}.${name}`);
-    calendar[name] = ranges;
-    if (value !== undefined) spec[name] = toSdkRanges(name, ranges);
+    const subject = value === undefined ? name : `${where}.${name}`;
+    const expr = value === undefined ? FIELD_DEFAULTS[name] : valueExpression(value, subject);
+    expressions[name] = expr;
+    if (name === 'dayOfMonth' || name === 'dayOfWeek') continue;
+    calendar[name] = parseField(expr, FIELD_RULES[name], subject, (m) => fail(subject, m));
+    if (value !== undefined) spec[name] = toSdkRanges(name, calendar[name]);
   }
+  const [dayOfMonth, dayOfWeek] = (['dayOfMonth', 'dayOfWeek'] as const).map((name) => {
+    const subject = fields[name] === undefined ? name : `${where}.${name}`;
+    return parseDayField(name, expressions[name], subject, (m) => fail(subject, m));
+  }) as [ReturnType<typeof parseDayField>, ReturnType<typeof parseDayField>];
+  const calendars = dayCalendars(calendar, dayOfMonth, dayOfWeek);
+  if (calendars.length === 0) {
+    fail(
+      `${where}.dayOfMonth`,
+      `${where}.dayOfMonth names no day that exists with its month, dayOfWeek and year, so Temporal would never run the job`,
+    );
+  }
+  if (dayOfMonth.quartz || dayOfWeek.quartz) {
+    return calendars.map((c) => ({ spec: toCalendarSpec(c, fields.comment), calendar: c, quartz: true }));
+  }
+  if (fields.dayOfMonth !== undefined) spec.dayOfMonth = toSdkRanges('dayOfMonth', dayOfMonth.ranges);
+  if (fields.dayOfWeek !== undefined) spec.dayOfWeek = toSdkRanges('dayOfWeek', dayOfWeek.ranges);
   if (fields.comment !== undefined) spec.comment = fields.comment;
-  const never = neverMatches(calendar);
+  const never = neverMatches(calendars[0]!);
   if (never) fail(`${where}.dayOfMonth`, `${where}.dayOfMonth names no day that exists: ${never}`);
-  return { spec: spec, calendar };
+  return [{ spec: spec, calendar: calendars[0]!, quartz: false }];
 }
 
 /** Checks a calendar trigger's value (one calendar or a list: a time matches if any calendar does). */
@@ -169,7 +198,7 @@ export function compileCalendars(value: CalendarFields | CalendarFields[]): Comp
   const list = Array.isArray(value) ? Array.from(value) : [value]; // Array.from: holes become undefined (a typed error), where map() would skip them
   if (list.length === 0)
     fail('calendar', 'calendar needs at least one entry, e.g. { hour: 9, dayOfWeek: "MONDAY" }');
-  return list.map((fields, i) =>
+  return list.flatMap((fields, i) =>
     compileCalendar(fields, Array.isArray(value) ? `calendar[${i}]` : 'calendar'),
   );
 }

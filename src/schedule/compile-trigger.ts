@@ -2,10 +2,13 @@ import type { ScheduleSpec } from '@temporalio/client';
 import { IANAZone } from 'luxon';
 import { MAX_DURATION_MS, parseDuration } from '../parse/duration';
 import { parseInstant } from '../parse/instant';
-import { compileCalendars } from './calendar';
-import { MAX_YEAR, MIN_YEAR, MONTH_NAMES } from './cron-fields';
+import { compileCalendars, toCalendarSpec } from './calendar';
+import { MAX_YEAR, MIN_YEAR, MONTH_NAMES, type StructuredCalendar } from './cron-fields';
 import { parseCron } from './cron';
 import { InvalidTriggerError } from './errors';
+import { compileExclusions, type CompiledExclusions } from './exclusions';
+import { horizonYears } from './holidays';
+import { misreadCorrections } from './weekday-misread';
 import type { FireSpec } from './fire-times';
 import { describeValue } from '../errors';
 import type {
@@ -28,6 +31,8 @@ export interface CompiledTrigger {
   runAt?: Date;
   /** What the spec means, for computing fire times locally ({@link previewTrigger}). */
   fire: FireSpec;
+  /** The trigger's `exclude` and `businessDays`, as sent in `spec.skip` (absent when it has none). */
+  exclusions?: CompiledExclusions;
 }
 
 /**
@@ -148,9 +153,41 @@ function compileRunAt(trigger: OneOffTrigger): Date {
  * Compiles a trigger into a Temporal `ScheduleSpec`.
  *
  * @param defaultTimezone the scheduler's time zone, used when the trigger names none.
+ * @param now when the holiday horizon starts (holiday sets in `exclude` are held for its year and the next three).
  * @throws InvalidTriggerError naming the bad option.
  */
-export function compileTrigger(trigger: Trigger, defaultTimezone: string): CompiledTrigger {
+export function compileTrigger(trigger: Trigger, defaultTimezone: string, now = new Date()): CompiledTrigger {
+  const { quartz, ...compiled } = compileWhen(trigger, defaultTimezone);
+  const { exclude, businessDays } = trigger as CronTrigger;
+  if (compiled.kind === 'once' && (exclude !== undefined || businessDays !== undefined)) {
+    throw new InvalidTriggerError(
+      exclude !== undefined ? 'exclude' : 'businessDays',
+      'a one-off job runs at its runAt: exclude and businessDays apply to cron, calendar and interval triggers',
+    );
+  }
+  const given = compileExclusions(exclude, businessDays, now);
+  const corrections = misreadCorrections(
+    quartz,
+    compiled.fire.calendars,
+    compiled.timezone,
+    horizonYears(now),
+  );
+  const exclusions = { ...given, skip: [...given.skip, ...corrections] };
+  if (exclusions.skip.length === 0) return compiled;
+  const skip = exclusions.skip.map((e) => e.calendar);
+  return {
+    ...compiled,
+    exclusions,
+    spec: { ...compiled.spec, skip: skip.map((c) => toCalendarSpec(c)) },
+    fire: { ...compiled.fire, skip },
+  };
+}
+
+/** The trigger's times, before exclusions; `quartz` lists the calendars Quartz day forms compiled to. */
+function compileWhen(
+  trigger: Trigger,
+  defaultTimezone: string,
+): CompiledTrigger & { quartz: readonly StructuredCalendar[] } {
   if (typeof trigger !== 'object' || trigger === null) {
     throw new InvalidTriggerError('trigger', 'a trigger must be an object such as { cron: "0 2 * * *" }');
   }
@@ -163,11 +200,19 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
       if (list.length === 0) throw new InvalidTriggerError('cron', 'cron needs at least one expression');
       // Array.from: a sparse array's holes become undefined (and a typed error), where map() would skip them.
       const parsed = Array.from(list).map((c) => parseCron(c));
+      // Temporal reads plain strings itself; a Quartz day form goes as the calendars it compiles to.
+      const quartz = parsed.filter((p) => p.quartz).flatMap((p) => p.calendars);
+      const plain = parsed.filter((p) => !p.quartz).map((p) => p.source);
       return {
         kind,
         timezone,
-        spec: { cronExpressions: parsed.map((p) => p.source), timezone },
-        fire: { timezone, calendars: parsed.map((p) => p.calendar), intervals: [] },
+        spec: {
+          ...(plain.length > 0 ? { cronExpressions: plain } : {}),
+          ...(quartz.length > 0 ? { calendars: quartz.map((c) => toCalendarSpec(c)) } : {}),
+          timezone,
+        },
+        fire: { timezone, calendars: parsed.flatMap((p) => p.calendars), intervals: [] },
+        quartz,
       };
     }
     case 'calendar': {
@@ -177,6 +222,7 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
         timezone,
         spec: { calendars: compiled.map((c) => c.spec), timezone },
         fire: { timezone, calendars: compiled.map((c) => c.calendar), intervals: [] },
+        quartz: compiled.filter((c) => c.quartz).map((c) => c.calendar),
       };
     }
     case 'interval': {
@@ -200,6 +246,7 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
         timezone,
         spec: { intervals: [{ every, offset }], timezone },
         fire: { timezone, calendars: [], intervals: [{ everySec, offsetSec }] },
+        quartz: [],
       };
     }
     case 'once': {
@@ -224,6 +271,7 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
           timezone: 'UTC',
         },
         fire: { timezone, calendars: [], intervals: [], atSec: Math.floor(at.getTime() / 1000) },
+        quartz: [],
       };
     }
   }

@@ -10,21 +10,29 @@ import {
 import { InvalidTriggerError } from './errors';
 import { parseField } from './field-parse';
 import { neverMatches } from './calendar';
+import { dayCalendars, parseDayField } from './quartz-days';
 
 /*
  * Cron strings in Temporal's dialect (the server's parseCronString): 5 fields "minute hour day-of-month month
  * day-of-week", or 7 "second minute hour day-of-month month day-of-week year"; `@yearly` ... `@hourly`;
  * names (JAN, MON); Sunday 0 or 7; a time matches when day-of-month AND day-of-week both match (classic
- * cron uses OR when both are restricted). Anything Temporal would reject or read differently from what the
- * user meant fails here, with what to write instead.
+ * cron uses OR when both are restricted). Quartz's day forms (L, L-n, LW, nW in day-of-month; FRIL, MON#2
+ * in day-of-week) are compiled into plain calendars meaning exactly those days (quartz-days.ts); such a
+ * cron is sent to Temporal as those calendars, not as a string. Anything Temporal would reject or read
+ * differently from what the user meant fails here, with what to write instead.
  */
 
 export { CRON_ALIASES } from './cron-fields';
 
-/** A cron string checked and parsed: `source` is what is sent to Temporal, `calendar` what it means. */
+/**
+ * A cron string checked and parsed: `source` is the string normalised, `calendars` what it means (one
+ * calendar, or several for a Quartz day form). With `quartz` false `source` is sent to Temporal as it is;
+ * with `quartz` true the calendars are sent instead (Temporal's cron reader has no L, W or #).
+ */
 export interface ParsedCron {
   readonly source: string;
-  readonly calendar: StructuredCalendar;
+  readonly calendars: readonly StructuredCalendar[];
+  readonly quartz: boolean;
 }
 
 function failFor(cron: string) {
@@ -44,11 +52,10 @@ function sixFieldMessage(fields: string[]): string {
 
 /** Rejects whole-string constructs Temporal reads differently (comments, TZ prefixes, @every). */
 function rejectWholeString(cron: string, fail: (m: string) => never): void {
-  if (cron.includes('#')) {
+  if (/(^|\s)#/.test(cron)) {
     fail(
-      '"#" is not supported: Temporal reads everything after it as a comment, and Quartz\'s "MON#1" (nth weekday) ' +
-        'does not exist in Temporal; for "the first Monday" write day-of-month 1-7 and day-of-week MON, ' +
-        'e.g. "0 9 1-7 * MON" (Temporal requires both fields to match)',
+      'a comment ("#" starting a field) is not supported: Temporal reads everything after it as a comment; ' +
+        'remove it (the nth weekday is written in the day-of-week field, e.g. "MON#2")',
     );
   }
   if (/^(CRON_)?TZ=/i.test(cron)) {
@@ -93,15 +100,22 @@ export function parseCron(input: string): ParsedCron {
   }
   const raw: Record<CalendarFieldName, string> = { ...FIELD_DEFAULTS };
   names.forEach((name, i) => (raw[name] = fields[i]!));
+  const subject = (name: CalendarFieldName) => `${FIELD_RULES[name].label} field`;
   const calendar = Object.fromEntries(
     (Object.keys(raw) as CalendarFieldName[]).map((name) => {
-      const rule = FIELD_RULES[name];
-      return [name, parseField(raw[name], rule, `${rule.label} field`, fail)];
+      const days = name === 'dayOfMonth' || name === 'dayOfWeek';
+      return [name, days ? [] : parseField(raw[name], FIELD_RULES[name], subject(name), fail)];
     }),
   ) as unknown as StructuredCalendar;
-  const never = neverMatches(calendar);
-  if (never) fail(`no such day: ${never}`);
-  return { source, calendar };
+  const dayOfMonth = parseDayField('dayOfMonth', raw.dayOfMonth, subject('dayOfMonth'), fail);
+  const dayOfWeek = parseDayField('dayOfWeek', raw.dayOfWeek, subject('dayOfWeek'), fail);
+  const calendars = dayCalendars(calendar, dayOfMonth, dayOfWeek);
+  const never =
+    calendars.length === 0
+      ? `day-of-month "${raw.dayOfMonth}" with month "${raw.month}", day-of-week "${raw.dayOfWeek}" and year "${raw.year}" is never a day that exists, so Temporal would never run the job`
+      : neverMatches(calendars[0]!);
+  if (never && calendars.length <= 1) fail(`no such day: ${never}`);
+  return { source, calendars, quartz: dayOfMonth.quartz || dayOfWeek.quartz };
 }
 
 /**

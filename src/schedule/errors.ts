@@ -12,3 +12,11 @@ export class InvalidTriggerError extends InvalidArgumentError {
 export class InvalidPolicyError extends InvalidArgumentError {
   static override readonly code: string = 'INVALID_POLICY';
 }
+
+/**
+ * A holiday set of a trigger's `exclude` (`{ holidays: 'US-NY' }`) names a country, state or region the
+ * holiday library does not know. The message lists the codes it knows.
+ */
+export class UnknownHolidaysError extends InvalidTriggerError {
+  static override readonly code: string = 'UNKNOWN_HOLIDAYS';
+}

@@ -3,8 +3,9 @@ import type { FieldRange, FieldRule } from './cron-fields';
 /*
  * Parses one calendar field ("*", "5", "1-5", "*\/15", "10/5", "MON-FRI", "1,15,30") into ranges with the
  * meaning the Temporal server gives them (checked against it by test/integration/preview-matching-times),
- * and rejects the constructs it would reject or misread (Quartz "?", "L", "W", "#", a day-of-week "1-7"
- * that silently drops Sundays) with a message saying what to write instead.
+ * and rejects the constructs it would reject or misread (Quartz "?", a day-of-week "1-7" that silently
+ * drops Sundays) with a message saying what to write instead. Quartz's L, W and # day forms are read by
+ * quartz-days.ts before the plain items of a day field reach this parser.
  */
 
 /** Reports a parse error; `subject` is how the message names the field, e.g. `minute field`. */
@@ -40,34 +41,25 @@ function parseValue(raw: string, rule: FieldRule, subject: string, fail: FailFn)
   return n;
 }
 
-/** Rejects Quartz-only syntax before it reaches the range parser, with a useful message. */
-function rejectQuartz(part: string, rule: FieldRule, subject: string, fail: FailFn): void {
+/**
+ * Rejects Quartz syntax the day parser (quartz-days.ts) did not take: `?`, and L/W/# forms in a field
+ * that has none (or malformed there), with where they belong.
+ */
+function rejectQuartz(part: string, subject: string, fail: FailFn): void {
   if (part.includes('?')) {
     fail(`"?" in the ${subject} is Quartz syntax; Temporal has no "?": write "*"`);
   }
   if (part.includes('#')) {
     fail(
-      `"#" (nth weekday, "${part}") in the ${subject} is Quartz syntax that Temporal does not support ` +
-        '(Temporal would read the rest of the string as a comment): for "the first Monday" write day-of-month ' +
-        '1-7 and day-of-week MON, e.g. "0 9 1-7 * MON" (Temporal matches both fields)',
+      `"#" (nth weekday, "${part}") in the ${subject}: the nth weekday is written in the day-of-week field, ` +
+        'as one weekday, "#" and 1-5, e.g. "0 9 * * MON#2" (the second Monday)',
     );
   }
-  const quartz = `"${part}" in the ${subject} is Quartz syntax that Temporal does not support`;
-  if (/^\w+L$/i.test(part) && rule.field === 'dayOfWeek') {
+  if (/^(\d*L(-\d*)?|LW|\d*W)$/i.test(part)) {
     fail(
-      `${quartz} ("last <weekday> of the month"): use one calendar per month length, e.g. dayOfMonth '25-31' ` +
-        "with dayOfWeek 'FRIDAY' for 31-day months (Temporal requires both fields to match)",
-    );
-  }
-  if (/^\d*L$/i.test(part)) {
-    fail(
-      `${quartz} ("last day of the month"): Temporal has no "last day"; write the days explicitly, ` +
-        'e.g. day-of-month "28-31" with a check in the job, or one calendar per month length',
-    );
-  }
-  if (/^(LW|\d*W)$/i.test(part)) {
-    fail(
-      `${quartz} ("nearest weekday"): write the days you mean, e.g. "0 9 15 * MON-FRI" for the 15th when it is a weekday`,
+      `"${part}" in the ${subject} is not a form Quartz or Temporal has here: "last" and "nearest weekday" are ` +
+        'written in day-of-month as L, L-3 (3 days before the last), LW (last weekday), 15W (weekday nearest the ' +
+        '15th), and in day-of-week as FRIL or 5L (last Friday)',
     );
   }
 }
@@ -97,7 +89,7 @@ export function parseField(expr: string, rule: FieldRule, subject: string, fail:
   let sawNumber = false;
   for (const part of text.split(',')) {
     if (part === '') fail(`${subject} "${text}" has an empty item between commas`);
-    rejectQuartz(part, rule, subject, fail);
+    rejectQuartz(part, subject, fail);
     const pieces = part.split('/');
     if (pieces.length > 2) fail(`${subject} item "${part}" has more than one "/"`);
     const [range, stepText] = pieces as [string, string | undefined];

@@ -12,16 +12,53 @@ export interface FireSpec {
   readonly intervals: readonly { readonly everySec: number; readonly offsetSec: number }[];
   /** One-off jobs: the instant (Unix seconds) of the single run. */
   readonly atSec?: number;
+  /** Temporal's `skip`: a time some of these calendars match (wall time, real weekday) is not fired. */
+  readonly skip?: readonly StructuredCalendar[];
 }
+
+/** Most excluded times in a row `next` steps over before giving up (an exclusion that covers everything). */
+const MAX_SKIPPED_IN_A_ROW = 200_000;
 
 /** Computes successive fire times of a {@link FireSpec} the way the server's `GetNextTime` does. */
 export class FireTimes {
   private readonly calendars: CalendarMatcher[];
+  private readonly skip: CalendarMatcher[];
   readonly clock: ZoneClock;
 
   constructor(readonly spec: FireSpec) {
     this.clock = new ZoneClock(spec.timezone);
     this.calendars = spec.calendars.map((c) => calendarMatcher(c, this.clock));
+    this.skip = (spec.skip ?? []).map((c) => calendarMatcher(c, this.clock));
+  }
+
+  /**
+   * The first fire time strictly after `after` (Unix seconds), or undefined when there is none: the
+   * first time the calendars and intervals name that no skip calendar matches, as the server's
+   * GetNextTime steps over excluded times.
+   */
+  next(after: number): number | undefined {
+    let t = this.nominalNext(after);
+    for (let i = 0; t !== undefined && this.excludedBy(t) >= 0; i++) {
+      if (i >= MAX_SKIPPED_IN_A_ROW) return undefined;
+      t = this.nominalNext(t);
+    }
+    return t;
+  }
+
+  /** Index of the first skip calendar that matches the instant, or -1. */
+  excludedBy(sec: number): number {
+    if (this.skip.length === 0) return -1;
+    const w = this.clock.wall(sec); // once for all skip calendars: they share the zone
+    return this.skip.findIndex(
+      ({ fields: f }) =>
+        f.year(w.y) &&
+        f.month(w.mo) &&
+        f.dayOfMonth(w.d) &&
+        f.dayOfWeek(w.dow) &&
+        f.hour(w.h) &&
+        f.minute(w.mi) &&
+        f.second(w.s),
+    );
   }
 
   /** Whether the spec has calendars (the only part DST can affect). */
@@ -29,8 +66,8 @@ export class FireTimes {
     return this.calendars.length > 0;
   }
 
-  /** The first fire time strictly after `after` (Unix seconds), or undefined when there is none. */
-  next(after: number): number | undefined {
+  /** The first time strictly after `after` the calendars and intervals name, skip calendars ignored. */
+  nominalNext(after: number): number | undefined {
     let best: number | undefined;
     for (const cal of this.calendars) {
       const t = nextCalendarTime(cal, after);

@@ -1,7 +1,7 @@
 export { compileTrigger, validateTimezone, intervalMs, triggerKind } from './compile-trigger';
 export type { CompiledTrigger } from './compile-trigger';
 export { validateCron, CRON_ALIASES } from './cron';
-export { InvalidPolicyError, InvalidTriggerError } from './errors';
+export { InvalidPolicyError, InvalidTriggerError, UnknownHolidaysError } from './errors';
 export { RunAtInPastError } from './one-off-due';
 export type { GraceSource } from './one-off-due';
 export { compilePolicies, MIN_CATCHUP_WINDOW_MS } from './policies';
@@ -11,6 +11,8 @@ export type {
   CalendarTrigger,
   CalendarValue,
   CronTrigger,
+  Exclusion,
+  Exclusions,
   IntervalTrigger,
   OneOffTrigger,
   Trigger,
@@ -22,7 +24,7 @@ export { compileCalendar, compileCalendars } from './calendar';
 export type { CompiledCalendar } from './calendar';
 export { previewTrigger, MAX_PREVIEW } from './preview';
 export { triggerInWords } from './trigger-words';
-export type { PreviewFireTime, PreviewOptions, TriggerPreview } from './preview';
+export type { PreviewExcludedDate, PreviewFireTime, PreviewOptions, TriggerPreview } from './preview';
 export type { DstWarning } from './dst';
 export type { FireSpec } from './fire-times';
 export type { CalendarRange } from './trigger-types';

@@ -1,5 +1,7 @@
 import { DateTime } from 'luxon';
+import type { Duration } from '@temporalio/common';
 import { compileTrigger } from './compile-trigger';
+import { parseDuration } from '../parse/duration';
 import { dstWarnings, type DstWarning } from './dst';
 import { parseInstant } from '../parse/instant';
 import { FireTimes } from './fire-times';
@@ -12,6 +14,21 @@ export interface PreviewFireTime {
   utc: string;
   /** The same instant in the trigger's time zone, with its offset, e.g. `2027-03-28T03:30:00+02:00`. */
   local: string;
+  /**
+   * With `jitter`: the end of the window the run starts in, `[utc, jitterUntil)` (UTC ISO). The server
+   * delays each run by a stable pseudo-random amount below `jitter`, and never past the next time.
+   */
+  jitterUntil?: string;
+}
+
+/** A date on which `exclude` or `businessDays` removed runs the trigger names. */
+export interface PreviewExcludedDate {
+  /** Local date, `YYYY-MM-DD`. */
+  date: string;
+  /** What excluded it, e.g. `holiday FR: Christmas Day`, `weekend`, `2027-12-24 to 2027-12-31`. */
+  reason: string;
+  /** How many runs it removed on that date (within the preview's span). */
+  runs: number;
 }
 
 /** What {@link previewTrigger} returns. */
@@ -22,6 +39,10 @@ export interface TriggerPreview {
   fireTimes: PreviewFireTime[];
   /** Every date in the 12 months after `from` where DST makes the job skip a run or run twice. */
   dstWarnings: DstWarning[];
+  /** Dates between `from` and the last listed run on which exclusions removed runs, oldest first. */
+  excludedDates: PreviewExcludedDate[];
+  /** Years the trigger's holiday sets are held for (see docs/cron-and-timezones.md); absent without one. */
+  holidayHorizon?: { from: number; to: number };
 }
 
 /** Options of {@link previewTrigger}. */
@@ -30,6 +51,8 @@ export interface PreviewOptions {
   from?: Date | string;
   /** Zone for a trigger that names none (the scheduler's `timezone`). @default 'UTC' */
   defaultTimezone?: string;
+  /** The job's `jitter`: each fire time gets the window its run starts in. @default none */
+  jitter?: Duration;
 }
 
 /** Most fire times one preview lists (the server's ListScheduleMatchingTimes stops at 1,000 too). */
@@ -50,8 +73,9 @@ function format(sec: number, zone: string): PreviewFireTime {
 
 /**
  * The next `n` fire times of a trigger after `from`, computed locally exactly as the Temporal server
- * computes them (same cron dialect, same DST handling), plus DST warnings for the coming 12 months.
- * Jitter and the job's startAt/endAt are not applied.
+ * computes them (same cron dialect, same DST handling, same exclusions), plus DST warnings for the coming
+ * 12 months, the dates exclusions removed, and with `jitter` the window each run starts in. The job's
+ * startAt/endAt are not applied.
  *
  * ```ts
  * previewTrigger({ cron: '30 2 * * *', timezone: 'Europe/Paris' }, 3, { from: '2027-03-27T00:00:00Z' });
@@ -69,15 +93,51 @@ export function previewTrigger(trigger: Trigger, n: number, opts: PreviewOptions
     );
   }
   const compiled = compileTrigger(trigger, opts.defaultTimezone ?? 'UTC');
+  const jitterMs = opts.jitter === undefined ? 0 : parseDuration(opts.jitter, 'jitter', { allowZero: true });
   const from = fromInstant(opts.from);
   const fire = new FireTimes(compiled.fire);
+  const labels = compiled.exclusions?.skip.map((e) => e.label) ?? [];
   const fireTimes: PreviewFireTime[] = [];
+  const excluded = new Map<string, PreviewExcludedDate>();
   let t: number | undefined = from;
-  while (fireTimes.length < n) {
-    t = fire.next(t);
+  // The server's GetNextTime, step by step: nominal times, the excluded ones noted and stepped over.
+  for (let skipped = 0; fireTimes.length < n && skipped < MAX_EXCLUDED_IN_A_ROW;) {
+    t = fire.nominalNext(t);
     if (t === undefined) break;
-    fireTimes.push(format(t, compiled.timezone));
+    const by = fire.excludedBy(t);
+    if (by >= 0) {
+      skipped++;
+      const date = DateTime.fromSeconds(t, { zone: compiled.timezone }).toISODate()!;
+      const entry = excluded.get(date) ?? { date, reason: labels[by]!, runs: 0 };
+      entry.runs++;
+      excluded.set(date, entry);
+      continue;
+    }
+    skipped = 0;
+    fireTimes.push({ ...format(t, compiled.timezone), ...jitterWindow(fire, t, jitterMs) });
   }
   const yearLater = Math.floor(DateTime.fromSeconds(from, { zone: 'UTC' }).plus({ months: 12 }).toSeconds());
-  return { timezone: compiled.timezone, fireTimes, dstWarnings: dstWarnings(fire, from, yearLater) };
+  // DST warnings are about the trigger's own times: a clock change on an excluded day is no news.
+  const nominal = new FireTimes({ ...compiled.fire, skip: [] });
+  const warnings = dstWarnings(nominal, from, yearLater).filter(
+    (w) => fire.excludedBy(Math.floor(Date.parse(w.transition) / 1000)) < 0,
+  );
+  return {
+    timezone: compiled.timezone,
+    fireTimes,
+    dstWarnings: warnings,
+    excludedDates: [...excluded.values()],
+    ...(compiled.exclusions?.horizon ? { holidayHorizon: compiled.exclusions.horizon } : {}),
+  };
+}
+
+/** Most excluded times in a row a preview steps over (an exclusion that covers every time named). */
+const MAX_EXCLUDED_IN_A_ROW = 200_000;
+
+/** The window a jittered run starts in: at most `jitterMs`, and never reaching the next nominal time. */
+function jitterWindow(fire: FireTimes, t: number, jitterMs: number): { jitterUntil?: string } {
+  if (jitterMs <= 0) return {};
+  const following = fire.nominalNext(t);
+  const untilMs = Math.min(t * 1000 + jitterMs, following === undefined ? Infinity : following * 1000);
+  return { jitterUntil: new Date(untilMs).toISOString().replace('.000Z', 'Z') };
 }

@@ -5,8 +5,29 @@ import type { Duration } from '@temporalio/common';
  * schedule's memo, so that getJob() returns the trigger exactly as created.
  */
 
-/** Cron in Temporal's dialect: 5 fields, or 7 (seconds first, year last), or `@daily` and friends. */
-export interface CronTrigger {
+/**
+ * Days a job does not run on, in its time zone: a date `'2027-12-24'`, a range of dates
+ * `{ from: '2027-12-24', to: '2027-12-31' }`, the public holidays of a country or state from the
+ * date-holidays library `{ holidays: 'FR' }` / `{ holidays: 'US-NY' }` (held for this year and the next
+ * three, recomputed on every write of the job), or a calendar `{ calendar: { month: 'AUG' } }` (whole days
+ * unless it gives a time). Compiled to Temporal's `skip`.
+ */
+export type Exclusion =
+  string | { from: string; to: string } | { holidays: string } | { calendar: CalendarFields };
+
+/** What calendar and interval triggers may leave out. */
+export interface Exclusions {
+  /** Days (or calendar times) the job does not run on. See {@link Exclusion}. */
+  exclude?: Exclusion | Exclusion[];
+  /** Run Monday to Friday only (Saturdays and Sundays skipped), and not on the holidays in `exclude`. @default false */
+  businessDays?: boolean;
+}
+
+/**
+ * Cron in Temporal's dialect: 5 fields, or 7 (seconds first, year last), or `@daily` and friends; plus
+ * Quartz's day forms (`L`, `L-3`, `LW`, `15W`, `FRIL`, `MON#2`), compiled exactly.
+ */
+export interface CronTrigger extends Exclusions {
   cron: string | string[];
   /** IANA time zone. @default the scheduler's `timezone` (itself 'UTC' by default) */
   timezone?: string;
@@ -17,7 +38,7 @@ export interface CronTrigger {
  * Absent fields take Temporal's defaults: second, minute, hour 0; the date fields every value. A list of
  * calendars fires when any of them matches. See docs/cron-and-timezones.md.
  */
-export interface CalendarTrigger {
+export interface CalendarTrigger extends Exclusions {
   calendar: CalendarFields | CalendarFields[];
   timezone?: string;
 }
@@ -47,7 +68,7 @@ export interface CalendarFields {
 }
 
 /** Every fixed interval, counted from the Unix epoch plus `offset` (so `{ hours: 2, offset: '1h' }` fires at 01:00, 03:00, ...). */
-export interface IntervalTrigger {
+export interface IntervalTrigger extends Exclusions {
   every?: Duration;
   seconds?: number;
   minutes?: number;

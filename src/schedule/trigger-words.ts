@@ -1,6 +1,7 @@
 import cronstrue from 'cronstrue';
 import { DateTime } from 'luxon';
 import { compileTrigger } from './compile-trigger';
+import { parseCron } from './cron';
 import { DAY_NAMES, FIELD_RULES, MONTH_NAMES, SEVEN_FIELDS, type StructuredCalendar } from './cron-fields';
 import { rangeValues } from './field-parse';
 import { calendarToCron, matchesAll } from './spec-calendar';
@@ -115,15 +116,23 @@ export function cronInWords(calendar: StructuredCalendar): string {
 export function triggerInWords(trigger: Trigger, defaultTimezone = 'UTC'): string {
   const compiled = compileTrigger(trigger, defaultTimezone);
   const zone = compiled.timezone;
+  const joined = (sentences: string[]): string =>
+    `${sentences.map((w, i) => (i === 0 ? w : w[0]!.toLowerCase() + w.slice(1))).join(', or ')} (${zone})`;
   switch (compiled.kind) {
-    case 'cron':
+    case 'cron': {
+      // A Quartz day form (L, W, #) compiles to many calendars: cronstrue says its source in one sentence.
+      const crons = (trigger as { cron: string | readonly string[] }).cron;
+      return joined(
+        (typeof crons === 'string' ? [crons] : [...crons]).map((c) => {
+          const parsed = parseCron(c);
+          return parsed.quartz
+            ? cronstrue.toString(parsed.source, CRONSTRUE_OPTIONS)
+            : parsed.calendars.map((cal) => cronInWords(cal)).join(', or ');
+        }),
+      );
+    }
     case 'calendar':
-      return `${compiled.fire.calendars
-        .map((c, i) => {
-          const words = cronInWords(c);
-          return i === 0 ? words : words[0]!.toLowerCase() + words.slice(1);
-        })
-        .join(', or ')} (${zone})`;
+      return joined(compiled.fire.calendars.map((c) => cronInWords(c)));
     case 'interval': {
       const { everySec, offsetSec } = compiled.fire.intervals[0]!;
       const offset = offsetSec > 0 ? `, offset ${durationInWords(offsetSec * 1000)}` : '';

@@ -6,19 +6,21 @@ import type { TestContext } from './temporal';
 
 /**
  * The times the server fires a trigger in `(from, to]`: a paused schedule is created from the compiled
- * trigger, asked for ListScheduleMatchingTimes (at most 1,000 times), and deleted.
+ * trigger (with `jitterMs`, the spec's jitter), asked for ListScheduleMatchingTimes (at most 1,000 times,
+ * jittered as the runs will start), and deleted.
  */
 export async function serverTimes(
   t: TestContext,
   trigger: Trigger,
   from: string,
   to: string,
+  jitterMs?: number,
 ): Promise<string[]> {
   const compiled = compileTrigger(trigger, 'UTC');
   const scheduleId = t.uid('preview');
   const handle = await t.client.schedule.create({
     scheduleId,
-    spec: compiled.spec,
+    spec: { ...compiled.spec, ...(jitterMs !== undefined ? { jitter: jitterMs } : {}) },
     action: { type: 'startWorkflow', workflowType: PIPELINE_WORKFLOW_TYPE, taskQueue: t.taskQueue, args: [] },
     state: { paused: true },
   });

@@ -40,6 +40,12 @@ const TRIGGERS: Trigger[] = [
   { minutes: 5 },
   { days: 1, offset: '6h', timezone: 'Europe/Berlin' },
   { runAt: '2030-06-01T12:34:56Z' },
+  // Quartz day forms (sent as calendars) and exclusions (sent as skip)
+  { cron: '0 9 L * *', timezone: 'Europe/Paris' },
+  { cron: ['0 9 15W * *', '30 8 * * MON#2'], timezone: 'America/Santiago' },
+  { cron: '0 18 * * FRIL', exclude: [{ holidays: 'US-NY' }, '2030-12-24'], timezone: 'America/New_York' },
+  { calendar: { hour: 9, dayOfMonth: 'LW' }, businessDays: true },
+  { every: '1h', exclude: { from: '2030-08-01', to: '2030-08-15' } },
 ];
 
 let t: TestContext;
@@ -61,6 +67,27 @@ describe('the server keeps what temporal-flow asked for', () => {
       const job = await scheduler.getJob(jobId);
       await scheduler.removeJob(jobId);
       expect(job).toMatchObject({ foreign: false, editedOutside: false, trigger });
+      const { exclude, businessDays } = trigger as { exclude?: unknown; businessDays?: boolean };
+      if (exclude === undefined && !businessDays) expect(job.foreign || job.exclusions).toBeFalsy();
     },
   );
+
+  it('a job lists the exclusions it carries, and how far its holidays reach', async () => {
+    const jobId = t.uid('exclusions');
+    await scheduler.schedule(p, {
+      cron: '0 9 * * *',
+      timezone: 'Europe/Paris',
+      exclude: [{ holidays: 'FR' }, { from: '2030-12-24', to: '2030-12-31' }],
+      businessDays: true,
+      jobId,
+      paused: true,
+    });
+    const job = await scheduler.getJob(jobId);
+    await scheduler.removeJob(jobId);
+    if (job.foreign) throw new Error('expected our job');
+    expect(job.exclusions).toEqual(
+      expect.arrayContaining(['weekend', '2030-12-24 to 2030-12-31', 'holiday FR: Christmas Day']),
+    );
+    expect(job.exclusionsHeldUntil).toBe(Math.max(2030, new Date().getUTCFullYear() + 3));
+  });
 });

@@ -46,36 +46,76 @@ const CASES: BadCase[] = [
       'invalid cron "0 9 ? * MON": "?" in the day-of-month field is Quartz syntax; Temporal has no "?": write "*"',
   },
   {
-    name: 'Quartz "L" (last day)',
-    run: cron('0 9 L * *'),
+    name: 'Quartz "L" outside the day fields',
+    run: cron('0 L * * *'),
     error: T,
     field: 'cron',
     message:
-      'invalid cron "0 9 L * *": "L" in the day-of-month field is Quartz syntax that Temporal does not support ("last day of the month"): Temporal has no "last day"; write the days explicitly, e.g. day-of-month "28-31" with a check in the job, or one calendar per month length',
+      'invalid cron "0 L * * *": "L" in the hour field is not a form Quartz or Temporal has here: "last" and "nearest weekday" are written in day-of-month as L, L-3 (3 days before the last), LW (last weekday), 15W (weekday nearest the 15th), and in day-of-week as FRIL or 5L (last Friday)',
   },
   {
-    name: 'Quartz "W" (nearest weekday)',
-    run: cron('0 9 15W * *'),
+    name: 'Quartz "W" in day-of-week',
+    run: cron('0 9 * * 15W'),
     error: T,
     field: 'cron',
     message:
-      'invalid cron "0 9 15W * *": "15W" in the day-of-month field is Quartz syntax that Temporal does not support ("nearest weekday"): write the days you mean, e.g. "0 9 15 * MON-FRI" for the 15th when it is a weekday',
+      'invalid cron "0 9 * * 15W": "15W" in the day-of-week field is not a form Quartz or Temporal has here: "last" and "nearest weekday" are written in day-of-month as L, L-3 (3 days before the last), LW (last weekday), 15W (weekday nearest the 15th), and in day-of-week as FRIL or 5L (last Friday)',
   },
   {
-    name: 'Quartz "5L" (last Friday)',
-    run: cron('0 9 * * 5L'),
+    name: 'Quartz "L" alone in day-of-week (Saturday in Quartz)',
+    run: cron('0 9 * * L'),
     error: T,
     field: 'cron',
     message:
-      'invalid cron "0 9 * * 5L": "5L" in the day-of-week field is Quartz syntax that Temporal does not support ("last <weekday> of the month"): use one calendar per month length, e.g. dayOfMonth \'25-31\' with dayOfWeek \'FRIDAY\' for 31-day months (Temporal requires both fields to match)',
+      'invalid cron "0 9 * * L": day-of-week field "L" alone means Saturday in Quartz: write the weekday whose last occurrence you mean, e.g. "FRIL" (last Friday)',
   },
   {
-    name: 'Quartz "#" (Temporal would read a comment)',
-    run: cron('0 9 * * MON#1'),
+    name: 'nth weekday past the fifth',
+    run: cron('0 9 * * MON#6'),
     error: T,
     field: 'cron',
     message:
-      'invalid cron "0 9 * * MON#1": "#" is not supported: Temporal reads everything after it as a comment, and Quartz\'s "MON#1" (nth weekday) does not exist in Temporal; for "the first Monday" write day-of-month 1-7 and day-of-week MON, e.g. "0 9 1-7 * MON" (Temporal requires both fields to match)',
+      'invalid cron "0 9 * * MON#6": day-of-week field "MON#6": the number after # must be 1-5 (the nth one of the month)',
+  },
+  {
+    name: 'nth weekday of a range',
+    run: cron('0 9 * * MON-FRI#2'),
+    error: T,
+    field: 'cron',
+    message:
+      'invalid cron "0 9 * * MON-FRI#2": day-of-week field "MON-FRI#2" names more than one weekday: write one, e.g. "FRIL" or "MON#2"',
+  },
+  {
+    name: 'L-n past 30 days',
+    run: cron('0 9 L-31 * *'),
+    error: T,
+    field: 'cron',
+    message:
+      'invalid cron "0 9 L-31 * *": day-of-month field "L-31": L-n counts at most 30 days back from the last day',
+  },
+  {
+    name: '"#" in the month field',
+    run: cron('0 9 * 1#2 *'),
+    error: T,
+    field: 'cron',
+    message:
+      'invalid cron "0 9 * 1#2 *": "#" (nth weekday, "1#2") in the month field: the nth weekday is written in the day-of-week field, as one weekday, "#" and 1-5, e.g. "0 9 * * MON#2" (the second Monday)',
+  },
+  {
+    name: 'a comment (Temporal would drop the rest)',
+    run: cron('0 9 * * MON # weekly'),
+    error: T,
+    field: 'cron',
+    message:
+      'invalid cron "0 9 * * MON # weekly": a comment ("#" starting a field) is not supported: Temporal reads everything after it as a comment; remove it (the nth weekday is written in the day-of-week field, e.g. "MON#2")',
+  },
+  {
+    name: 'a Quartz day that never comes (the 5th Monday of February in a non-leap year)',
+    run: cron('0 0 9 * FEB MON#5 2027'),
+    error: T,
+    field: 'cron',
+    message:
+      'invalid cron "0 0 9 * FEB MON#5 2027": no such day: day-of-month "*" with month "FEB", day-of-week "MON#5" and year "2027" is never a day that exists, so Temporal would never run the job',
   },
   {
     name: 'minute out of range',

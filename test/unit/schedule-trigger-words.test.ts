@@ -57,6 +57,11 @@ const CASES: [Trigger, string][] = [
   ],
   [{ calendar: { minute: { start: 0, end: 59, step: 20 }, hour: '*' } }, 'Every 20 minutes (UTC)'],
   // intervals and one-offs
+  // Quartz day forms compile to many calendars; their words come from the source, in one sentence.
+  [{ cron: '0 2 L * *' }, 'At 02:00, on the last day of the month (UTC)'],
+  [{ cron: '0 9 * * MON#2' }, 'At 09:00, on the second Monday of the month (UTC)'],
+  [{ cron: '0 9 15W * *' }, 'At 09:00, on the weekday nearest day 15 of the month (UTC)'],
+  [{ cron: ['0 18 * * 5L', '30 2 * * *'] }, 'At 18:00, on the last Friday of the month, or at 02:30 (UTC)'],
   [{ every: '30m' }, 'Every 30 min (counted in UTC)'],
   [{ every: '2h', offset: '1h' }, 'Every 2 h, offset 1 h (counted in UTC)'],
   [{ hours: 36 }, 'Every 1 d 12 h (counted in UTC)'],
@@ -100,9 +105,9 @@ describe('triggerInWords', () => {
     fc.assert(
       fc.property(validCron, (cron) => {
         // The arbitrary writes some crons whose days never exist (FEB 30), which the dialect refuses.
-        let calendar: ReturnType<typeof parseCron>['calendar'];
+        let calendar: ReturnType<typeof parseCron>['calendars'][number];
         try {
-          calendar = parseCron(cron).calendar;
+          calendar = parseCron(cron).calendars[0]!;
         } catch {
           fc.pre(false);
           return;
@@ -137,7 +142,7 @@ describe('calendarInWords (the fallback when cronstrue cannot say it)', () => {
     ['*/20 * * * * * 2027', 'Every hour, every minute, second 0, 20 and 40, in 2027'],
     ['0 0 0 1/12 1 * 2027', 'At 00:00:00, on day 1, 13 and 25 of the month, in January, in 2027'],
   ])('%s', (cron, words) => {
-    expect(calendarInWords(parseCron(cron).calendar)).toBe(words);
+    expect(calendarInWords(parseCron(cron).calendars[0]!)).toBe(words);
   });
 });
 
