@@ -31,11 +31,17 @@ import { PIPELINE_SEARCH_ATTRIBUTE } from './search-attributes';
 
 type PipelineWorkflowFn = (input: PipelineRunInput) => Promise<PipelineRunResult>;
 
-/** What every run of another pipeline started from a workflow shares: its search attribute and timeout. */
-function runOptions(spec: PipelineSpec) {
+/**
+ * What every run of another pipeline started from a workflow shares: its search attribute, and the
+ * execution timeout backstop (after the pipeline's own timeout, and after a chained run's delay, which
+ * comes before the pipeline's own timer starts).
+ */
+function runOptions(spec: PipelineSpec, delayMs = 0) {
   return {
     typedSearchAttributes: [{ key: PIPELINE_SEARCH_ATTRIBUTE, value: spec.name }],
-    ...(spec.timeoutMs !== undefined ? { workflowExecutionTimeout: spec.timeoutMs + TIMEOUT_GRACE_MS } : {}),
+    ...(spec.timeoutMs !== undefined
+      ? { workflowExecutionTimeout: delayMs + spec.timeoutMs + TIMEOUT_GRACE_MS }
+      : {}),
   };
 }
 
@@ -120,7 +126,7 @@ export async function startChainedRuns(spec: PipelineSpec, output: unknown): Pro
         ...(chain.workflowId !== undefined
           ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE }
           : {}),
-        ...runOptions(chain.pipeline),
+        ...runOptions(chain.pipeline, chain.delayMs),
       });
       started.push({ pipeline: chain.pipeline.name, workflowId, runId: handle.firstExecutionRunId });
     } catch (err) {

@@ -193,6 +193,37 @@ describe('waiting steps', () => {
   });
 });
 
+describe('races', () => {
+  it('two signals sent at once to two waits on the same name: each wait takes one', async () => {
+    const p = pipeline('two-votes', { steps })
+      .waitFor('first', { signal: 'vote', timeout: '1m' })
+      .step('echo')
+      .waitFor('second', { signal: 'vote', timeout: '1m' })
+      .step('echo', { id: 'echo2' });
+    const handle = await pipelines.start(p, [], { workflowId: t.uid('votes') });
+    await Promise.all([
+      pipelines.signal(handle.workflowId, 'vote', 'x'),
+      pipelines.signal(handle.workflowId, 'vote', 'y'),
+    ]);
+    await handle.result();
+    expect(calls.sort()).toEqual(['echo("x")', 'echo("y")']);
+  });
+
+  it('two runs completing at once with the same chain jobId start one chained run', async () => {
+    const jobId = t.uid('chained-once');
+    const next = pipeline('chained-once', { steps }).step('b');
+    const first = pipeline('chain-race', { steps }).step('a').then(next, { jobId });
+    const results = await Promise.all(
+      [1, 2].map(async (x) => (await pipelines.start(first, [x], { workflowId: t.uid('race') })).result()),
+    );
+    const chained = results.map((r) => r.chained![0]!);
+    expect(chained.map((c) => c.workflowId)).toEqual([jobId, jobId]);
+    expect(chained.filter((c) => c.runId !== undefined)).toHaveLength(1);
+    await t.client.workflow.getHandle(jobId).result();
+    expect(calls.filter((c) => c === 'b')).toHaveLength(1);
+  });
+});
+
 describe('tflow runs signal', () => {
   async function tflow(...args: string[]): Promise<string> {
     const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);

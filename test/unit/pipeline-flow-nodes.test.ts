@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { anyValue, fuzzParams, mutatedObject, trickyString, typedOutcome } from '../helpers/fuzz';
 import {
   activitiesOf,
   parsePipelineSpec,
@@ -160,5 +162,65 @@ describe("a job's workflowId template", () => {
     expect(check('{run}')).toThrow(InvalidArgumentError);
     expect(runIdPrefix('etl-nightly', 'etl', 'nightly/{pipeline}/{job}')).toBe('nightly/etl/etl-nightly');
     expect(runIdPrefix('etl-nightly', 'etl', undefined)).toBe('etl-nightly');
+  });
+});
+
+describe('fuzz: the new builder calls with anything give a typed error with a field, or a valid spec', () => {
+  it('sleep, waitFor, pipeline and then', () => {
+    const child = pipeline('child', { steps }).step('load');
+    const id = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('a', 'b', 'nap') }, trickyString, anyValue);
+    const duration = fc.oneof(fc.constantFrom('1s', 500, '2h', 0, -1, '1 parsec'), anyValue);
+    const waitOptions = fc.oneof(
+      {
+        weight: 3,
+        arbitrary: mutatedObject(
+          fc.record(
+            {
+              signal: fc.oneof(fc.constantFrom('approve', 'a b', ''), trickyString),
+              timeout: duration,
+              onTimeout: fc.constantFrom('fail', 'continue', 'retry'),
+            },
+            { requiredKeys: ['signal'] },
+          ),
+        ),
+      },
+      anyValue,
+    );
+    const thenOptions = fc.oneof(
+      fc.record(
+        {
+          delay: duration,
+          jobId: fc.oneof(fc.constantFrom('r-{date}', '{run}-{uuid}', 'x-{day}', 'x{', ''), trickyString),
+        },
+        { requiredKeys: [] },
+      ),
+      anyValue,
+    );
+    const op = fc.oneof(
+      fc.record({ op: fc.constant('sleep' as const), id, arg: duration }),
+      fc.record({ op: fc.constant('waitFor' as const), id, arg: waitOptions }),
+      fc.record({
+        op: fc.constant('pipeline' as const),
+        id,
+        arg: fc.oneof(fc.record({ compensate: fc.constantFrom('unload', 'nope') }), anyValue),
+      }),
+      fc.record({ op: fc.constant('then' as const), id, arg: thenOptions }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 4 }), (ops) => {
+        const out = typedOutcome(() => {
+          const p = pipeline('fuzz', { steps }).step('extract');
+          for (const o of ops) {
+            if (o.op === 'sleep') p.sleep(o.id as string, o.arg);
+            else if (o.op === 'waitFor') p.waitFor(o.id as string, o.arg as never);
+            else if (o.op === 'pipeline') p.pipeline(o.id as string, child, o.arg as never);
+            else p.then(child, o.arg as never);
+          }
+          return p.spec;
+        });
+        if (out.ok) expect(parsePipelineSpec(JSON.parse(JSON.stringify(out.value)))).toEqual(out.value);
+      }),
+      fuzzParams(500),
+    );
   });
 });
