@@ -7,6 +7,7 @@ import {
   type ClientConfigTLS,
 } from '@temporalio/envconfig';
 import type { TLSConfig } from '@temporalio/client';
+import type { LogLevel } from '@temporalio/common';
 import { DEFAULT_SCHEDULE_START_RPS } from './devserver/dynamic-config';
 import { InvalidArgumentError } from './errors';
 import { AesGcmPayloadCodec } from './codec/aes-gcm-codec';
@@ -67,6 +68,11 @@ export interface TflowEnv {
    * @default 1000
    */
   scheduleStartRps: number;
+  /**
+   * Lowest level the worker logs (`TFLOW_LOG_LEVEL`: trace, debug, info, warn or error, any case), for
+   * {@link JsonLinesLogger}. @default 'INFO'
+   */
+  logLevel: LogLevel;
 }
 
 /** Variables of temporal-flow 0.1 that the standard names replace. */
@@ -104,7 +110,22 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
     path: env.PATH ?? '',
     scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
+    logLevel: logLevel(env.TFLOW_LOG_LEVEL),
   };
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+function logLevel(raw: string | undefined): LogLevel {
+  if (raw === undefined || raw === '') return 'INFO';
+  const level = LOG_LEVELS.find((l) => l === raw.toUpperCase());
+  if (!level) {
+    throw new InvalidConfigError(
+      'TFLOW_LOG_LEVEL',
+      `TFLOW_LOG_LEVEL must be one of ${LOG_LEVELS.map((l) => l.toLowerCase()).join(', ')}, got "${raw}"`,
+    );
+  }
+  return level;
 }
 
 function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {

@@ -24,7 +24,11 @@ export function toRetryPolicy(retry: RetrySpec | undefined): RetryPolicy | undef
   };
 }
 
-/** Activity options of a step (or a map item). `activityId` is the step id, so the history names it. */
+/**
+ * Activity options of a step (or a map item). `activityId` is the step id, so the history names it; the
+ * same id, with the activity when it differs, is the activity's summary in the Temporal UI (user metadata:
+ * not compared on replay, so runs recorded without it replay unchanged).
+ */
 export function activityOptions(
   step: StepSpec | MapSpec,
   activityId: string,
@@ -37,6 +41,7 @@ export function activityOptions(
     ...(step.heartbeatMs !== undefined ? { heartbeatTimeout: step.heartbeatMs } : {}),
     ...(retry ? { retry } : {}),
     activityId,
+    summary: activityId === step.activity ? activityId : `${activityId}: ${step.activity}`,
   };
 }
 
