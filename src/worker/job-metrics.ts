@@ -55,6 +55,10 @@ export class JobMetrics {
       name: 'tflow_jobs_list_errors_total',
       help: 'Listings of the jobs (for the job metrics) that failed',
       registers: [registry],
+      // Collected first: the listing it counts is taken (or found fresh) before it is read.
+      async collect() {
+        await read();
+      },
     });
     new Gauge({
       name: 'tflow_jobs',
