@@ -32,9 +32,11 @@ async function main(): Promise<void> {
   const logger = new JsonLinesLogger(env.logLevel);
   Runtime.install({
     logger,
-    ...(sdkPort !== undefined
-      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } }
-      : {}),
+    telemetryOptions: {
+      // The SDK's native (Core) lines too go through `logger`, not straight to stderr.
+      logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
+      ...(sdkPort !== undefined ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } : {}),
+    },
   });
   const codec = payloadCodecFromEnv(env); // TFLOW_CODEC_KEYS: payloads encrypted when set
   const metrics = new WorkerMetrics();

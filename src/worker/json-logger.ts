@@ -5,12 +5,15 @@ const RESERVED = new Set(['time', 'level', 'msg']);
 
 /**
  * The SDK's logger, writing one JSON object per line: `{"time", "level", "msg", ...metadata}`. Install it
- * process-wide with `Runtime.install({ logger })` so that the SDK's own lines (worker, Core, `workflow.log`,
- * activity `Context.log`) and temporal-flow's run events ({@link logEvent}) go to the same sink, filtered by
- * one level (`TFLOW_LOG_LEVEL` in {@link readEnv}).
+ * process-wide with `Runtime.install({ logger })` so that the SDK's own lines (worker, `workflow.log`,
+ * activity `Context.log`; Core's with `logging.forward`) and temporal-flow's run events ({@link logEvent})
+ * go to the same sink, filtered by one level (`TFLOW_LOG_LEVEL` in {@link readEnv}).
  *
  * ```ts
- * Runtime.install({ logger: new JsonLinesLogger(env.logLevel) });
+ * Runtime.install({
+ *   logger: new JsonLinesLogger(env.logLevel),
+ *   telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } },
+ * });
  * ```
  */
 export class JsonLinesLogger extends DefaultLogger {
