@@ -9,7 +9,7 @@ import { DevServer } from '../../src/devserver';
 import { PipelineClient } from '../../src/client/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { createWorker } from '../../src/worker/create-worker';
-import { connectTest } from '../helpers/temporal';
+import { connectTest, type TestContext } from '../helpers/temporal';
 
 /*
  * The Temporal Web UI tells a run's story: a dev server of the test's own with its UI (the suite's server
@@ -19,6 +19,7 @@ import { connectTest } from '../helpers/temporal';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
 
+let suite: TestContext;
 let server: DevServer;
 let nativeConnection: NativeConnection;
 let connection: Connection;
@@ -42,7 +43,7 @@ const steps = {
 };
 
 beforeAll(async () => {
-  await connectTest('ui'); // installs the quiet logger shared by the suite's tests
+  suite = await connectTest('ui'); // installs the quiet logger shared by the suite's tests
   const env = readEnv();
   server = await DevServer.start({
     home: env.home,
@@ -83,6 +84,7 @@ afterAll(async () => {
   await nativeConnection?.close();
   await connection?.close();
   await server?.stop();
+  await suite?.close();
 });
 
 describe('the Temporal UI', () => {
