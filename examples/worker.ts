@@ -1,12 +1,27 @@
 /*
  * A worker process on its own, for a real cluster (docker-compose.yml runs it): connects to
  * TEMPORAL_ADDRESS, serves the example steps on TFLOW_TASK_QUEUE until SIGTERM or Ctrl-C, with
- * /metrics and /healthz on TFLOW_METRICS_PORT when set, payloads encrypted with TFLOW_CODEC_KEYS when set. Many of them may run against one cluster:
- * Temporal starts each scheduled run once.
+ * /metrics and /healthz on TFLOW_METRICS_PORT when set (plus the job metrics, read from the server when
+ * scraped), payloads encrypted with TFLOW_CODEC_KEYS when set. Logs are JSON lines on standard output at
+ * TFLOW_LOG_LEVEL: the SDK's own and one per run started, finished, skipped and step retried. Many of
+ * them may run against one cluster: Temporal starts each scheduled run once.
  */
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { connectionOptions, payloadCodecFromEnv, readEnv } from 'temporal-flow';
-import { createWorker, serveMetrics, WorkerMetrics, type MetricsServer } from 'temporal-flow/worker';
+import {
+  codecDataConverter,
+  connectionOptions,
+  payloadCodecFromEnv,
+  PipelineScheduler,
+  readEnv,
+} from 'temporal-flow';
+import {
+  createWorker,
+  JsonLinesLogger,
+  serveMetrics,
+  WorkerMetrics,
+  type MetricsServer,
+} from 'temporal-flow/worker';
 import { steps } from './steps';
 
 async function main(): Promise<void> {
@@ -14,11 +29,15 @@ async function main(): Promise<void> {
   const address = env.temporalAddress ?? 'localhost:7233';
   // The SDK's own metrics (task latencies, slots, polls) on a loopback port, appended to ours.
   const sdkPort = env.metricsPort !== undefined ? env.metricsPort + 1 : undefined;
-  if (sdkPort !== undefined) {
-    Runtime.install({
-      telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } },
-    });
-  }
+  const logger = new JsonLinesLogger(env.logLevel);
+  Runtime.install({
+    logger,
+    telemetryOptions: {
+      // The SDK's native (Core) lines too go through `logger`, not straight to stderr.
+      logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
+      ...(sdkPort !== undefined ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } : {}),
+    },
+  });
   const codec = payloadCodecFromEnv(env); // TFLOW_CODEC_KEYS: payloads encrypted when set
   const metrics = new WorkerMetrics();
   const connection = await NativeConnection.connect(connectionOptions(env, address));
@@ -28,13 +47,19 @@ async function main(): Promise<void> {
     taskQueue: env.taskQueue,
     steps,
     ...(codec ? { codec } : {}),
-    onRunFinished: (e) => {
-      metrics.recordRun(e);
-      console.log(JSON.stringify({ msg: 'run finished', ...e }));
-    },
+    ...metrics.handlers,
   });
   let server: MetricsServer | undefined;
+  let clientConnection: Connection | undefined;
   if (env.metricsPort !== undefined) {
+    // Jobs by state, next run in, runs Temporal missed: listed when Prometheus scrapes, once a minute at most.
+    clientConnection = await Connection.connect(connectionOptions(env, address));
+    const client = new Client({
+      connection: clientConnection,
+      namespace: env.namespace,
+      ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
+    });
+    metrics.watchJobs(new PipelineScheduler(client, { taskQueue: env.taskQueue }));
     server = await serveMetrics({
       metrics,
       worker,
@@ -42,18 +67,16 @@ async function main(): Promise<void> {
       ...(sdkPort !== undefined ? { sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics` } : {}),
     });
   }
-  console.log(
-    JSON.stringify({
-      msg: 'worker started',
-      address,
-      namespace: env.namespace,
-      taskQueue: env.taskQueue,
-      metrics: server?.url,
-    }),
-  );
+  logger.info('worker started', {
+    address,
+    namespace: env.namespace,
+    taskQueue: env.taskQueue,
+    metrics: server?.url,
+  });
   // The SDK's Worker shuts down gracefully on SIGINT/SIGTERM by default.
   await worker.run();
   await server?.close();
+  await clientConnection?.close();
   await connection.close();
 }
 

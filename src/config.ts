@@ -7,6 +7,7 @@ import {
   type ClientConfigTLS,
 } from '@temporalio/envconfig';
 import type { TLSConfig } from '@temporalio/client';
+import type { LogLevel } from '@temporalio/common';
 import { DEFAULT_SCHEDULE_START_RPS } from './devserver/dynamic-config';
 import { InvalidArgumentError } from './errors';
 import { AesGcmPayloadCodec } from './codec/aes-gcm-codec';
@@ -73,6 +74,11 @@ export interface TflowEnv {
    * not `TERM=dumb`). NO_COLOR wins over FORCE_COLOR.
    */
   color: 'auto' | 'always' | 'never';
+  /**
+   * Lowest level the worker logs (`TFLOW_LOG_LEVEL`: trace, debug, info, warn or error, any case), for
+   * {@link JsonLinesLogger}. @default 'INFO'
+   */
+  logLevel: LogLevel;
 }
 
 /** Variables of temporal-flow 0.1 that the standard names replace. */
@@ -111,6 +117,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     path: env.PATH ?? '',
     scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
     color: colorMode(env),
+    logLevel: logLevel(env.TFLOW_LOG_LEVEL),
   };
 }
 
@@ -118,6 +125,20 @@ function colorMode(env: NodeJS.ProcessEnv): TflowEnv['color'] {
   if (env.NO_COLOR) return 'never';
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR === '0' ? 'never' : 'always';
   return env.TERM === 'dumb' ? 'never' : 'auto';
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+function logLevel(raw: string | undefined): LogLevel {
+  if (raw === undefined || raw === '') return 'INFO';
+  const level = LOG_LEVELS.find((l) => l === raw.toUpperCase());
+  if (!level) {
+    throw new InvalidConfigError(
+      'TFLOW_LOG_LEVEL',
+      `TFLOW_LOG_LEVEL must be one of ${LOG_LEVELS.map((l) => l.toLowerCase()).join(', ')}, got "${raw}"`,
+    );
+  }
+  return level;
 }
 
 function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {

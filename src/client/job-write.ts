@@ -14,6 +14,7 @@ import { asGiven, runJobContext, schedulePolicies, scheduleSpec, type JobChanges
 import { ACTION_MEMO_KEY, encodeJobRecord, type CompiledJob, type JobRecord } from './job-record';
 import { readJobState, type JobState } from './job-state';
 import { runStartOptions } from './run-start';
+import { runMetadata } from './run-metadata';
 
 /*
  * Builders of what the scheduler sends to Temporal: the options of a new schedule, and the update of an
@@ -148,7 +149,12 @@ function withRecord(d: ScheduleDescription, record: JobRecord): TypedSearchAttri
 function updated(d: ScheduleDescription, input: PipelineRunInput, record: JobRecord) {
   return {
     ...d,
-    action: { ...d.action, args: [input], memo: { ...d.action.memo, [ACTION_MEMO_KEY]: record } },
+    action: {
+      ...d.action,
+      args: [input],
+      ...runMetadata(input),
+      memo: { ...d.action.memo, [ACTION_MEMO_KEY]: record },
+    },
     // The deprecated untyped copy would win over the typed one: drop it.
     searchAttributes: undefined,
     typedSearchAttributes: withRecord(d, record),

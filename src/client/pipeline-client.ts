@@ -185,22 +185,17 @@ export class PipelineClient {
       );
     }
     const { spec } = failed.input;
-    const start = runStartOptions(spec, args);
-    const input: PipelineRunInput = {
-      ...start.args[0],
-      redrive: {
-        fromStep,
-        workflowId,
-        runId: failed.runId,
-        // Steps keep the idempotency keys they had in the failed run (and in the run it redrove, if any).
-        occurrence: runOccurrence(failed.input, workflowId, failed.nominalTime),
-      },
-    };
+    const start = runStartOptions(spec, args, undefined, {
+      fromStep,
+      workflowId,
+      runId: failed.runId,
+      // Steps keep the idempotency keys they had in the failed run (and in the run it redrove, if any).
+      occurrence: runOccurrence(failed.input, workflowId, failed.nominalTime),
+    });
     return this.startWorkflow({
       ...start,
       taskQueue: this.options.taskQueue,
       workflowId: opts.workflowId ?? `${workflowId}-redrive-${randomUUID().slice(0, 8)}`,
-      args: [input],
     });
   }
 

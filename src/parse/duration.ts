@@ -54,3 +54,27 @@ export function parseDuration(input: DurationInput, field: string, opts: ParseDu
   }
   return ms;
 }
+
+/**
+ * A duration for people to read: `250 ms`, `1.5 s`, `5m`, `1h 30m`, `2d 3h` (two units at most). Pure:
+ * workflow code may use it.
+ */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Number((ms / 1_000).toFixed(1))} s`;
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ];
+  const parts: string[] = [];
+  let rest = Math.round(ms / 1_000) * 1_000;
+  for (const [unit, size] of units) {
+    if (rest >= size && parts.length < 2) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    } else if (parts.length > 0) break;
+  }
+  return parts.join(' ');
+}

@@ -3,10 +3,12 @@ import type { PayloadCodec } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions, type InjectedSinks } from '@temporalio/worker';
 import { codecDataConverter } from '../codec/data-converter';
 import { TemporalFlowError } from '../errors';
-import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
+import type { RunFinishedEvent, RunStartedEvent, TflowSinks } from '../workflows/sinks';
 import { schedulerActivities } from '../activities/scheduler-activities';
 import { attemptInterceptor } from './attempt-interceptor';
 import { occurrenceInterceptor } from './step-idempotency';
+import { logEvent, logRunFinished, runEventFields, TFLOW_EVENTS } from './run-events';
+import { stepRetryInterceptor, type StepRetriedEvent } from './step-retries';
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -26,8 +28,21 @@ export interface CreateWorkerOptions {
    * this codec, e.g. an {@link AesGcmPayloadCodec}. Clients need the same codec ({@link codecDataConverter}).
    */
   codec?: PayloadCodec;
-  /** Called once per finished run (not on replay): logs, metrics, notifications. */
+  /**
+   * Called once per started run (its first workflow task; not on replay), e.g. {@link WorkerMetrics.recordRunStarted}.
+   * The worker also logs it (`run.started`).
+   */
+  onRunStarted?: (event: RunStartedEvent) => void;
+  /**
+   * Called once per finished run (not on replay): metrics, notifications. The worker also logs it
+   * (`run.finished`, or `run.skipped`).
+   */
   onRunFinished?: (event: RunFinishedEvent) => void;
+  /**
+   * Called when a step's retry starts on this worker, e.g. {@link WorkerMetrics.recordStepRetried}. The
+   * worker also logs it (`step.retried`).
+   */
+  onStepRetried?: (event: StepRetriedEvent) => void;
   /** Any other Temporal worker option (concurrency, identity, interceptors, ...). */
   workerOptions?: Omit<
     WorkerOptions,
@@ -60,7 +75,9 @@ export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
 
 /**
  * Creates the SDK's `Worker` with the pipeline interpreter and the user's steps registered, so that
- * `run()`, `runUntil()` and `shutdown()` work as Temporal users know them.
+ * `run()`, `runUntil()` and `shutdown()` work as Temporal users know them. It logs one line per run
+ * started, finished or skipped and per step retried through the SDK's logger (see {@link logEvent} and
+ * {@link JsonLinesLogger}).
  */
 export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   const clash = Object.keys(opts.steps).filter((name) => name in schedulerActivities);
@@ -72,8 +89,18 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   }
   const sinks: InjectedSinks<TflowSinks> = {
     tflow: {
+      runStarted: {
+        fn: (_info, event) => {
+          logEvent(TFLOW_EVENTS.runStarted, runEventFields(event));
+          opts.onRunStarted?.(event);
+        },
+        callDuringReplay: false,
+      },
       runFinished: {
-        fn: (_info, event) => opts.onRunFinished?.(event),
+        fn: (_info, event) => {
+          logRunFinished(event);
+          opts.onRunFinished?.(event);
+        },
         callDuringReplay: false,
       },
     },
@@ -92,6 +119,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.
       activity: [
         ...(opts.workerOptions?.interceptors?.activity ?? []),
+        stepRetryInterceptor(opts.onStepRetried),
         occurrenceInterceptor,
         attemptInterceptor,
       ],

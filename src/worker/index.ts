@@ -12,8 +12,13 @@
 export { createWorker, WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './create-worker';
 export { stepIdempotencyKey, NotInStepError } from './step-idempotency';
 export type { CreateWorkerOptions, Steps } from './create-worker';
-export type { RunFinishedEvent } from '../workflows/sinks';
+export type { RunFinishedEvent, RunStartedEvent, RunEventBase } from '../workflows/sinks';
+export type { StepRetriedEvent } from './step-retries';
 export { WorkerMetrics } from './metrics';
+export type { JobLister, JobMetricsOptions } from './job-metrics';
+export { JsonLinesLogger } from './json-logger';
+export { logEvent, TFLOW_EVENTS } from './run-events';
+export type { EventFields, TflowEvent } from './run-events';
 export { serveMetrics } from './metrics-server';
 export type { MetricsServer, MetricsServerOptions } from './metrics-server';
 /** Built-in activities of the scheduler (per-job semaphore, one-off clean-up), for workers not made by createWorker(). */

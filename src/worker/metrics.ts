@@ -1,13 +1,21 @@
-import { Counter, Histogram, Registry } from 'prom-client';
-import type { RunFinishedEvent } from '../workflows/sinks';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RunFinishedEvent, RunStartedEvent } from '../workflows/sinks';
+import { TemporalFlowError } from '../errors';
+import { JobMetrics, type JobLister, type JobMetricsOptions } from './job-metrics';
+import type { StepRetriedEvent } from './step-retries';
 
 /**
- * Prometheus metrics of pipeline runs, fed by the worker's `onRunFinished` events:
+ * Prometheus metrics of pipeline runs, fed by the worker's `onRunStarted`, `onRunFinished` and
+ * `onStepRetried` events (see {@link WorkerMetrics.handlers}), and of jobs ({@link WorkerMetrics.watchJobs}):
  *
+ * - `tflow_worker_info`: 1 while the process serves metrics (alert on its absence);
+ * - `tflow_runs_started_total{pipeline,job}`: runs that started;
  * - `tflow_runs_finished_total{pipeline,job,status}`: runs that ended (completed, failed, skipped);
  * - `tflow_runs_skipped_total{pipeline,job,reason}`: skipped runs by reason (misfire, max-instances);
  * - `tflow_run_duration_seconds{pipeline,status}`: run durations;
- * - `tflow_schedule_lag_seconds{pipeline,job}`: actual start minus nominal time of scheduled runs.
+ * - `tflow_schedule_lag_seconds{pipeline,job}`: actual start minus nominal time of scheduled runs;
+ * - `tflow_step_retries_total{pipeline,job,step}`: step attempts after the first (a map's items count
+ *   under the map's id).
  */
 export class WorkerMetrics {
   readonly registry: Registry;
@@ -15,9 +23,29 @@ export class WorkerMetrics {
   private readonly skipped: Counter<'pipeline' | 'job' | 'reason'>;
   private readonly duration: Histogram<'pipeline' | 'status'>;
   private readonly lag: Histogram<'pipeline' | 'job'>;
+  private readonly started: Counter<'pipeline' | 'job'>;
+  private readonly retries: Counter<'pipeline' | 'job' | 'step'>;
+  private jobs: JobMetrics | undefined;
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry;
+    new Gauge({
+      name: 'tflow_worker_info',
+      help: 'Always 1: the worker process serves temporal-flow metrics',
+      registers: [registry],
+    }).set(1);
+    this.started = new Counter({
+      name: 'tflow_runs_started_total',
+      help: 'Pipeline runs that started',
+      labelNames: ['pipeline', 'job'],
+      registers: [registry],
+    });
+    this.retries = new Counter({
+      name: 'tflow_step_retries_total',
+      help: 'Step attempts after the first one',
+      labelNames: ['pipeline', 'job', 'step'],
+      registers: [registry],
+    });
     this.finished = new Counter({
       name: 'tflow_runs_finished_total',
       help: 'Pipeline runs that ended, by status',
@@ -45,6 +73,45 @@ export class WorkerMetrics {
       registers: [registry],
     });
   }
+
+  /** The three recorders, to spread into `createWorker({ ...metrics.handlers })`. */
+  get handlers() {
+    return {
+      onRunStarted: this.recordRunStarted,
+      onRunFinished: this.recordRun,
+      onStepRetried: this.recordStepRetried,
+    };
+  }
+
+  /**
+   * Adds the job metrics (`tflow_jobs`, `tflow_job_next_run_seconds`, `tflow_job_runs_missed`, see
+   * {@link JobMetrics}), read from `scheduler` when scraped. Every worker replica that calls it lists the
+   * jobs: call it on one of them (or in a process of its own).
+   */
+  watchJobs(scheduler: JobLister, opts: JobMetricsOptions = {}): void {
+    if (this.jobs) {
+      throw new TemporalFlowError(
+        'JOB_METRICS_TWICE',
+        'watchJobs() was already called on these metrics: its gauges are registered once per registry',
+      );
+    }
+    this.jobs = new JobMetrics(scheduler, this.registry, opts);
+  }
+
+  /** Records one started run; pass it as `createWorker({ onRunStarted })`. */
+  readonly recordRunStarted = (event: RunStartedEvent): void => {
+    this.started.inc({ pipeline: event.pipeline, job: event.jobId ?? '' });
+  };
+
+  /** Records one step retry; pass it as `createWorker({ onStepRetried })`. */
+  readonly recordStepRetried = (event: StepRetriedEvent): void => {
+    this.retries.inc({
+      pipeline: event.pipeline ?? '',
+      job: event.jobId ?? '',
+      // A map item's index would make a series per item: count it under its map.
+      step: event.step.replace(/\[\d+\]$/, ''),
+    });
+  };
 
   /** Records one finished run; pass it as `createWorker({ onRunFinished })`. */
   readonly recordRun = (event: RunFinishedEvent): void => {

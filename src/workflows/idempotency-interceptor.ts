@@ -1,7 +1,8 @@
 /*
  * Workflow interceptor module (registered by createWorker, or given to bundleWorkflowCode through
  * WORKFLOW_INTERCEPTOR_MODULES): puts the run's occurrence (see occurrence.ts) into a header of every
- * activity it schedules, so that a step can build a key that survives retries and redrives.
+ * activity it schedules, so that a step can build a key that survives retries and redrives; and the run's
+ * pipeline, job and nominal time (run-header.ts), so that the worker's log lines about a step name them.
  *
  * Replay: a header is not part of what Temporal compares on replay (activity type and id are), so runs
  * recorded without it replay unchanged; the commands, their order and their ids are the same as before.
@@ -12,21 +13,30 @@ import {
   type WorkflowInterceptorsFactory,
 } from '@temporalio/workflow';
 import { OCCURRENCE_HEADER, runOccurrence } from './occurrence';
+import { RUN_HEADER, type RunHeader } from './run-header';
 import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from './run-types';
 import { SCHEDULED_START_TIME_ATTRIBUTE } from './search-attributes';
 
 export const interceptors: WorkflowInterceptorsFactory = () => {
   // One factory call per workflow execution: this closure is the run's own.
   let occurrence: string | undefined;
+  let run: RunHeader | undefined;
   return {
     inbound: [
       {
         async execute(input, next) {
           const info = workflowInfo();
           if (info.workflowType === PIPELINE_WORKFLOW_TYPE) {
-            const run = input.args[0] as PipelineRunInput | undefined;
+            const runInput = input.args[0] as PipelineRunInput | undefined;
             const nominal = info.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
-            occurrence = runOccurrence(run ?? {}, info.workflowId, nominal);
+            occurrence = runOccurrence(runInput ?? {}, info.workflowId, nominal);
+            if (runInput?.spec) {
+              run = {
+                pipeline: runInput.spec.name,
+                ...(runInput.job ? { jobId: runInput.job.jobId } : {}),
+                ...(nominal ? { nominalTime: nominal.toISOString() } : {}),
+              };
+            }
           }
           return next(input);
         },
@@ -38,7 +48,11 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
           if (occurrence === undefined) return next(input);
           return next({
             ...input,
-            headers: { ...input.headers, [OCCURRENCE_HEADER]: defaultPayloadConverter.toPayload(occurrence) },
+            headers: {
+              ...input.headers,
+              [OCCURRENCE_HEADER]: defaultPayloadConverter.toPayload(occurrence),
+              ...(run ? { [RUN_HEADER]: defaultPayloadConverter.toPayload(run) } : {}),
+            },
           });
         },
       },

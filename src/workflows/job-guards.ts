@@ -12,7 +12,14 @@ import {
 } from '@temporalio/workflow';
 import type * as schedulerActivities from '../activities/scheduler-activities';
 import { releaseSlotSignal, semaphoreWorkflowId, type SlotHolder } from './job-semaphore-defs';
-import type { JobErrorEvent, PipelineRunInput, PipelineRunResult, RunJobContext } from './run-types';
+import type {
+  JobErrorEvent,
+  PipelineProgress,
+  PipelineRunInput,
+  PipelineRunResult,
+  RunJobContext,
+} from './run-types';
+import { showProgress } from './current-details';
 import { reportRunFinished, scheduleLagMs } from './run-finished';
 import { judgedOccurrence } from './coalesce';
 import { judgedBehindPredecessor } from './judged-at';
@@ -40,12 +47,14 @@ function skipped(
   lagMs: number | undefined,
   standsFor: string | undefined,
 ): PipelineRunResult {
-  setHandler(progressQuery, () => ({
+  const progress: PipelineProgress = {
     pipeline: input.spec.name,
     status: 'skipped',
     currentStep: null,
     completed: [],
-  }));
+  };
+  setHandler(progressQuery, () => progress);
+  showProgress(progress, reason);
   upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: skippedOutcome(reason) }]);
   log.info('scheduled run skipped', { jobId: job.jobId, reason });
   reportRunFinished(input, { status: 'skipped', skipReason: reason, durationMs: 0, lagMs });
@@ -92,12 +101,14 @@ export async function runWithJobGuards(
   const job = input.job;
   if (!job) return interpret(input, undefined);
   // Until the interpreter installs its own handler (after the guards), `progress` says the run waits.
-  setHandler(progressQuery, () => ({
+  const waiting: PipelineProgress = {
     pipeline: input.spec.name,
     status: 'running',
     currentStep: null,
     completed: [],
-  }));
+  };
+  setHandler(progressQuery, () => waiting);
+  showProgress(waiting, `job ${job.jobId}: checking its misfire grace and instance limit`);
   let slot: SlotHolder | undefined;
   try {
     const late = scheduleLagMs();

@@ -1,5 +1,6 @@
 import { interpretPipeline } from './interpreter';
 import { runWithJobGuards } from './job-guards';
+import { reportRunStarted } from './run-finished';
 import type { PipelineRunInput, PipelineRunResult } from './run-types';
 
 /**
@@ -8,5 +9,6 @@ import type { PipelineRunInput, PipelineRunResult } from './run-types';
  * maxInstances, onError) around the interpreter; the others go straight to it.
  */
 export async function pipelineWorkflow(input: PipelineRunInput): Promise<PipelineRunResult> {
+  reportRunStarted(input);
   return runWithJobGuards(input, interpretPipeline);
 }

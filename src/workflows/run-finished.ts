@@ -1,10 +1,10 @@
 /*
- * What a run reports when it ends (the run-finished sink event: logs and metrics on the worker), and its
- * schedule lag. Built in one place for the interpreter and the job guards.
+ * What a run reports when it starts and ends (the run-started and run-finished sink events: logs and
+ * metrics on the worker), and its schedule lag. Built in one place for the interpreter and the job guards.
  */
 import { proxySinks, workflowInfo } from '@temporalio/workflow';
 import type { PipelineRunInput } from './run-types';
-import type { RunFinishedEvent, TflowSinks } from './sinks';
+import type { RunEventBase, RunFinishedEvent, TflowSinks } from './sinks';
 import { SCHEDULED_START_TIME_ATTRIBUTE } from './search-attributes';
 
 const { tflow } = proxySinks<TflowSinks>();
@@ -19,6 +19,24 @@ export function scheduleLagMs(): number | undefined {
   return nominal ? Date.now() - nominal.getTime() : undefined;
 }
 
+/** What every event of this run says: pipeline, job, ids, nominal time. Reads workflow info only. */
+function runEventBase(input: PipelineRunInput): RunEventBase {
+  const info = workflowInfo();
+  const nominal = info.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
+  return {
+    pipeline: input.spec.name,
+    ...(input.job ? { jobId: input.job.jobId } : {}),
+    workflowId: info.workflowId,
+    runId: info.runId,
+    ...(nominal ? { nominalTime: nominal.toISOString() } : {}),
+  };
+}
+
+/** Emits the run-started event of this run (a sink: not called again on replay, no command). */
+export function reportRunStarted(input: PipelineRunInput): void {
+  tflow.runStarted(runEventBase(input));
+}
+
 /** How a run ended, for {@link reportRunFinished}; the rest of the event comes from the run itself. */
 export interface RunEnd {
   status: RunFinishedEvent['status'];
@@ -31,13 +49,9 @@ export interface RunEnd {
 
 /** Emits the run-finished event (logs, metrics) of this run: the one place that builds it. */
 export function reportRunFinished(input: PipelineRunInput, end: RunEnd): void {
-  const info = workflowInfo();
   const { lagMs, ...rest } = end;
   tflow.runFinished({
-    pipeline: input.spec.name,
-    ...(input.job ? { jobId: input.job.jobId } : {}),
-    workflowId: info.workflowId,
-    runId: info.runId,
+    ...runEventBase(input),
     ...rest,
     ...(lagMs === undefined ? {} : { lagMs }),
   });

@@ -31,10 +31,14 @@ export function toRetryPolicy(retry: RetrySpec | undefined): RetryPolicy | undef
 
 /** What activity options are read from: a step, a map, or a child pipeline's compensation (defaults only). */
 export type ActivityFields = Partial<
-  Pick<StepSpec | MapSpec, 'retry' | 'startToCloseMs' | 'scheduleToCloseMs' | 'heartbeatMs'>
+  Pick<StepSpec | MapSpec, 'activity' | 'retry' | 'startToCloseMs' | 'scheduleToCloseMs' | 'heartbeatMs'>
 >;
 
-/** Activity options of a step (or a map item). `activityId` is the step id, so the history names it. */
+/**
+ * Activity options of a step (or a map item). `activityId` is the step id, so the history names it; the
+ * same id, with the activity when it differs, is the activity's summary in the Temporal UI (user metadata:
+ * not compared on replay, so runs recorded without it replay unchanged).
+ */
 export function activityOptions(
   step: ActivityFields,
   activityId: string,
@@ -47,6 +51,10 @@ export function activityOptions(
     ...(step.heartbeatMs !== undefined ? { heartbeatTimeout: step.heartbeatMs } : {}),
     ...(retry ? { retry } : {}),
     activityId,
+    summary:
+      step.activity === undefined || activityId === step.activity
+        ? activityId
+        : `${activityId}: ${step.activity}`,
   };
 }
 

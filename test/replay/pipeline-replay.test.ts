@@ -8,6 +8,7 @@ import { readHistoryFile } from './history-file';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { OCCURRENCE_HEADER } from '../../src/workflows/occurrence';
 import { temporal } from '@temporalio/proto';
+import { RUN_HEADER } from '../../src/workflows/run-header';
 
 /*
  * Replays histories recorded by an earlier interpreter (see record.ts) against today's bundled
@@ -25,13 +26,18 @@ function replayOptions() {
   }
   return {
     workflowBundle: { codePath: inject('workflowBundlePath') },
-    // The interpreter calls this sink when a run ends; replay never delivers it, but it must exist.
-    sinks: { tflow: { runFinished: { fn: () => undefined, callDuringReplay: false } } },
+    // The workflow calls these sinks when a run starts and ends; replay never delivers them, but they must exist.
+    sinks: {
+      tflow: {
+        runStarted: { fn: () => undefined, callDuringReplay: false },
+        runFinished: { fn: () => undefined, callDuringReplay: false },
+      },
+    },
   };
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -49,6 +55,7 @@ describe('replay of recorded histories', () => {
         'scheduled-guards.json',
         'scheduled-once.json',
         'success.json',
+        'user-metadata.json',
       ]),
     );
   });
@@ -101,6 +108,25 @@ describe('replay of recorded histories', () => {
       .map((e) => e.activityTaskScheduledEventAttributes?.header?.fields?.[OCCURRENCE_HEADER])
       .filter((h) => h != null);
     expect(headers.map((h) => defaultPayloadConverter.fromPayload(h))).toEqual(['replay-redrive-first']);
+  });
+
+  it('a run carries its summary and steps as user metadata, each step its id as summary and the run header', async () => {
+    const history = await readHistoryFile(path.join(dir, 'user-metadata.json'));
+    const text = (p: { data?: Uint8Array | null } | null | undefined) =>
+      p ? defaultPayloadConverter.fromPayload<string>(p) : undefined;
+    const started = history.events[0]!;
+    expect(text(started.userMetadata?.summary)).toBe('user-metadata');
+    expect(text(started.userMetadata?.details)).toBe(
+      '**Pipeline** user-metadata\n\n1. fetch (flaky): 3 attempts\n2. each (double), for each item, 2 at a time',
+    );
+    const scheduled = history.events.filter((e) => e.activityTaskScheduledEventAttributes);
+    expect(scheduled.map((e) => text(e.userMetadata?.summary))).toEqual([
+      'fetch: flaky',
+      'each[0]: double',
+      'each[1]: double',
+    ]);
+    const run = scheduled[0]!.activityTaskScheduledEventAttributes!.header!.fields![RUN_HEADER]!;
+    expect(defaultPayloadConverter.fromPayload(run)).toEqual({ pipeline: 'user-metadata' });
   });
 
   it('detects a run whose recorded commands no longer match (the check can fail)', async () => {
