@@ -10,7 +10,9 @@ import {
   runAndPrint,
   withExamples,
   type CommandOutput,
+  type SessionFlags,
 } from './command-session';
+import { processRenderContext } from './render/render-context';
 import { renderJobCard, renderJobList } from './render/job-render';
 import { renderRunList } from './render/run-render';
 import { registerJobsWatch } from './jobs-watch-command';
@@ -70,7 +72,9 @@ export function registerJobCommands(program: Command, env: TflowEnv): Command {
           const job = await s.getJob(jobId);
           const dstWarnings = jobDstWarnings(job);
           const shown = job.foreign ? job : { ...job, dstWarnings };
-          const runs = job.foreign ? [] : await s.getHistory(jobId, { limit: 5 });
+          // The last runs are one more call, made only for the card (JSON never had them).
+          const card = !cmd.optsWithGlobals<SessionFlags>().json && processRenderContext(env).isTTY;
+          const runs = card && !job.foreign ? await s.getHistory(jobId, { limit: 5 }) : [];
           return {
             json: shown,
             text: (ctx) =>

@@ -9,6 +9,7 @@ import { registerJobCommands } from './job-commands';
 import { registerPreviewCommand } from './preview-command';
 import { registerRunsCommands } from './runs-command';
 import { registerRunsSignalCommand } from './runs-signal-command';
+import { withExamples } from './command-session';
 import { registerServerCommands } from './server-commands';
 import { registerSetupCommands } from './setup-commands';
 import { CredentialsRejectedError, ServerUnreachableError } from '../client/errors';
@@ -34,6 +35,17 @@ Exit codes: 0 done, 1 server unreachable, credentials rejected or an unexpected 
 2 command refused (bad input or usage, job or run not found, missing setup).
 `;
 
+/** Examples of the commands whose files do not give their own (`--help` shows them). */
+const EXAMPLES: Readonly<Record<string, string[]>> = {
+  'install-server': ['tflow install-server'],
+  dev: ['tflow dev --port 7233 --ui-port 8233', 'tflow dev --memory --headless'],
+  setup: ['TEMPORAL_ADDRESS=temporal.internal:7233 tflow setup --retention 30d'],
+  doctor: ['tflow doctor --task-queue pipelines'],
+  jobs: ['tflow jobs list', 'tflow jobs get etl-nightly'],
+  preview: ['tflow preview "30 2 * * *" --tz Europe/Paris -n 5', 'tflow preview --every 2h --offset 1h'],
+  'codec-server': ['tflow codec-server --port 8888 --cors-origin http://localhost:8233'],
+};
+
 /** The `tflow` command. Each group of subcommands lives in its own file. */
 export function buildProgram(): Command {
   const program = new Command('tflow')
@@ -51,6 +63,10 @@ export function buildProgram(): Command {
   registerDeadLetterCommands(program, env);
   registerPreviewCommand(program);
   registerCodecCommand(program, env);
+  for (const cmd of program.commands) {
+    const examples = EXAMPLES[cmd.name()];
+    if (examples) withExamples(cmd, ...examples);
+  }
   return program;
 }
 

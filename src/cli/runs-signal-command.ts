@@ -4,6 +4,7 @@ import { codecDataConverter } from '../codec/data-converter';
 import { payloadCodecFromEnv, type TflowEnv } from '../config';
 import { signalRun } from '../client/run-signal';
 import { withConnection, withConnectionFlags, type ConnectionFlags } from './connection';
+import { withExamples } from './command-session';
 
 /** A payload as typed on the command line: JSON when it parses as JSON (`'{"ok":true}'`, `42`), else the text itself. */
 export function parseSignalPayload(text: string | undefined): unknown {
@@ -20,13 +21,16 @@ export function parseSignalPayload(text: string | undefined): unknown {
  * human approval). Added to the `runs` group given (the lead's `tflow runs` commands share it).
  */
 export function registerRunsSignalCommand(runs: Command, env: TflowEnv): void {
-  withConnectionFlags(
-    runs
-      .command('signal <workflowId> <name> [payload]')
-      .description(
-        "send a signal to a run waiting in a waitFor step; the payload (JSON, else text) becomes the step's output",
-      ),
-    env,
+  withExamples(
+    withConnectionFlags(
+      runs
+        .command('signal <workflowId> <name> [payload]')
+        .description(
+          "send a signal to a run waiting in a waitFor step; the payload (JSON, else text) becomes the step's output",
+        ),
+      env,
+    ),
+    `tflow runs signal publish-2027-01-04 approve '{"by":"ann"}'`,
   ).action(async (workflowId: string, name: string, payload: string | undefined, _opts, cmd: Command) => {
     const flags = cmd.optsWithGlobals<ConnectionFlags & { json?: boolean }>();
     const codec = payloadCodecFromEnv(env);

@@ -71,6 +71,8 @@ const skipped: JobRun = {
   workflowId: 'etl-nightly-2027-03-26T01:30:00Z',
   status: 'skipped',
   skipReason: 'misfire',
+  scheduledAt: new Date('2027-03-26T01:30:00Z'),
+  judgedAt: new Date('2027-03-26T01:44:59Z'),
   startedAt: new Date('2027-03-26T01:45:00Z'),
   closedAt: new Date('2027-03-26T01:45:00.200Z'),
   durationMs: 200,
@@ -148,9 +150,9 @@ describe('tflow jobs get', () => {
         '  Counters   12 started, 0 running, 1 skipped (overlap), 0 missed (catch-up window)',
         '  Created    2027-03-15 11:00 GMT+1 (12 d 12 h ago)',
         '  Last runs',
-        '    STARTED                                      STATUS             DURATION    WORKFLOW ID                       ERROR',
-        '    2027-03-27 02:30:01 GMT+1 (21 h 16 min ago)  failed             2 min 12 s  etl-nightly-2027-03-27T01:30:00Z  pipeline "etl" failed at step "load": connection refused',
-        '    2027-03-26 02:45 GMT+1 (1 d 21 h ago)        skipped (misfire)  200 ms      etl-nightly-2027-03-26T01:30:00Z',
+        '    STARTED                                      STATUS             DUE                                                           DURATION    WORKFLOW ID                       ERROR',
+        '    2027-03-27 02:30:01 GMT+1 (21 h 16 min ago)  failed             2027-03-27 02:30 GMT+1                                        2 min 12 s  etl-nightly-2027-03-27T01:30:00Z  pipeline "etl" failed at step "load": connection refused',
+        '    2027-03-26 02:45 GMT+1 (1 d 21 h ago)        skipped (misfire)  2027-03-26 02:30 GMT+1 (judged at 2027-03-26 02:44:59 GMT+1)  200 ms      etl-nightly-2027-03-26T01:30:00Z',
         '  times in Europe/Paris; now 2027-03-27 23:47 GMT+1',
       ].join('\n'),
     );
@@ -176,7 +178,7 @@ describe('tflow runs', () => {
   it("keeps `jobs history`'s tab-separated lines when piped", () => {
     expect(renderRunList([failed, skipped], PIPE, { empty: 'no runs' })).toEqual([
       '2027-03-27T01:30:01.000Z\tfailed\tdue 2027-03-27T01:30:00.000Z\t132000 ms\tetl-nightly-2027-03-27T01:30:00Z\tpipeline "etl" failed at step "load": connection refused',
-      '2027-03-26T01:45:00.000Z\tskipped (misfire)\tdue 2027-03-27T01:30:00.000Z\t200 ms\tetl-nightly-2027-03-26T01:30:00Z',
+      '2027-03-26T01:45:00.000Z\tskipped (misfire)\tdue 2027-03-26T01:30:00.000Z (judged at 2027-03-26T01:44:59.000Z)\t200 ms\tetl-nightly-2027-03-26T01:30:00Z',
     ]);
     expect(renderRunList([], PIPE, { empty: 'no runs' })).toEqual(['no runs']);
   });

@@ -11,7 +11,7 @@ import { localTime, whenInWords } from './time-words';
  */
 
 /** Headers of {@link runRows}. */
-export const RUN_HEADERS = ['STARTED', 'STATUS', 'DURATION', 'WORKFLOW ID', 'ERROR'];
+export const RUN_HEADERS = ['STARTED', 'STATUS', 'DUE', 'DURATION', 'WORKFLOW ID', 'ERROR'];
 
 function statusOf(run: JobRun): string {
   return run.skipReason ? `skipped (${run.skipReason})` : run.status;
@@ -31,12 +31,23 @@ export function runLine(run: JobRun): string[] {
   ];
 }
 
+/** When a scheduled run was due, and the occurrence it stood for or the instant it was judged at. */
+function dueOf(run: JobRun, zone: string): string {
+  if (!run.scheduledAt) return '-';
+  return (
+    localTime(run.scheduledAt, zone) +
+    (run.standsFor ? ` (stood for ${localTime(run.standsFor, zone)})` : '') +
+    (run.judgedAt ? ` (judged at ${localTime(run.judgedAt, zone)})` : '')
+  );
+}
+
 /** Rows under {@link RUN_HEADERS}: times in `ctx.zone`, colored status, the error cut to one line. */
 export function runRows(runs: JobRun[], ctx: RenderContext): string[][] {
   const p = paint(ctx);
   return runs.map((run) => [
     whenInWords(run.startedAt, ctx.zone, ctx.now),
     paintStatus(statusOf(run), p),
+    dueOf(run, ctx.zone),
     run.durationMs !== undefined ? durationInWords(run.durationMs) : '-',
     run.workflowId,
     oneLine(run.failure ?? ''),
@@ -59,7 +70,7 @@ export function renderRunList(
   if (!opts.withJob) return renderTable(RUN_HEADERS, runRows(runs, ctx), ctx);
   const rows = runRows(runs, ctx);
   return renderTable(
-    ['STARTED', 'STATUS', 'PIPELINE', 'JOB', 'DURATION', 'WORKFLOW ID', 'ERROR'],
+    ['STARTED', 'STATUS', 'PIPELINE', 'JOB', 'DUE', 'DURATION', 'WORKFLOW ID', 'ERROR'],
     rows.map((r, i) => [r[0]!, r[1]!, runs[i]!.pipeline ?? '-', runs[i]!.jobId ?? '-', ...r.slice(2)]),
     { ...ctx, isTTY: true },
   );
