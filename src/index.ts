@@ -79,6 +79,8 @@ export { RedriveError } from './client/dead-letters';
 export type { DeadLetter, ListDeadLettersOptions } from './client/dead-letters';
 export { PipelineScheduler } from './client/pipeline-scheduler';
 export { jobDstWarnings } from './client/job-describe';
+export type { JobAlerts, AlertTarget, WebhookTarget } from './client/job-alerts';
+export type { JobAlertEvent, AlertKind } from './workflows/alert-types';
 export type {
   PipelineSchedulerOptions,
   JobOptions,

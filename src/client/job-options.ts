@@ -9,7 +9,9 @@ import type {
   OneOffTrigger,
   Trigger,
 } from '../schedule/trigger-types';
+import type { RunAlerts } from '../workflows/alert-types';
 import type { RunJobContext } from '../workflows/run-types';
+import { ALERT_KEYS, type JobAlerts } from './job-alerts';
 
 /*
  * Job options as users write them, and the pure pieces that turn them into a Temporal ScheduleOptions.
@@ -17,7 +19,7 @@ import type { RunJobContext } from '../workflows/run-types';
  */
 
 /** What every job takes besides its trigger. */
-export interface JobOptions extends JobPolicies {
+export interface JobOptions extends JobPolicies, JobAlerts {
   /** Id of the job, which is the Temporal Schedule id. @default `<pipeline name>-<uuid>` */
   jobId?: string;
   /** Arguments of the pipeline's first step. @default [] */
@@ -45,13 +47,25 @@ export interface ModifyJobOptions extends JobPolicies {
   note?: string;
   /** An activity name, or null to remove the job's onError. */
   onError?: string | null;
+  /** Alerts (see {@link JobAlerts}); null removes one (with its pair: onLate and lateAfter go together). */
+  onMissed?: JobAlerts['onMissed'] | null;
+  onLate?: JobAlerts['onLate'] | null;
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- Duration comes from `ms`'s template-literal type, which the linter cannot resolve
+  lateAfter?: JobAlerts['lateAfter'] | null;
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- as above
+  expectSuccessWithin?: JobAlerts['expectSuccessWithin'] | null;
+  onSilent?: JobAlerts['onSilent'] | null;
 }
+
+/** Alert changes of modifyJob: a value sets, null removes, absent keeps. */
+export type AlertChanges = { [K in keyof JobAlerts]?: JobAlerts[K] | null };
 
 /** ModifyJobOptions once checked and split: the policies apart from what runs. */
 export interface JobChanges {
   args?: unknown[];
   note?: string;
   onError?: string | null;
+  alerts: AlertChanges;
   policies: JobPolicies;
 }
 
@@ -68,7 +82,7 @@ export const TRIGGER_KEYS = [
   'runAt',
   'timezone',
 ] as const;
-const JOB_KEYS = ['jobId', 'args', 'note', 'paused', 'replaceExisting', 'onError'] as const;
+const JOB_KEYS = ['jobId', 'args', 'note', 'paused', 'replaceExisting', 'onError', ...ALERT_KEYS] as const;
 export const POLICY_KEYS = [
   'maxInstances',
   'coalesce',
@@ -124,7 +138,13 @@ export function splitOptions(
  */
 export function splitChanges(changes: ModifyJobOptions): JobChanges {
   checkOptionsObject(changes);
-  const { onError, args, note, ...policyChanges } = changes;
+  const { onError, args, note, ...rest } = changes;
+  const alerts: Record<string, unknown> = {};
+  const policyChanges: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) {
+    if ((ALERT_KEYS as readonly string[]).includes(key)) alerts[key] = value;
+    else policyChanges[key] = value;
+  }
   splitOptions(policyChanges, { trigger: false, job: [] });
   checkJobFields({ note });
   compilePolicies(policyChanges);
@@ -132,6 +152,7 @@ export function splitChanges(changes: ModifyJobOptions): JobChanges {
     ...(args !== undefined ? { args: checkArgs(args) } : {}),
     ...(note !== undefined ? { note } : {}),
     ...(onError !== undefined ? { onError } : {}),
+    alerts: alerts,
     // As given, undefined values included: an explicit `undefined` drops the job's own value.
     policies: policyChanges,
   };
@@ -212,6 +233,7 @@ export function runJobContext(
   policies: CompiledPolicies,
   once: boolean,
   onError: string | undefined,
+  alerts?: RunAlerts,
 ): RunJobContext {
   return {
     jobId,
@@ -221,5 +243,6 @@ export function runJobContext(
     ...(once ? { once: true } : {}),
     // SKIP is what coalesce: true (with one instance) compiles to, or what the user chose directly.
     ...(policies.overlap === 'SKIP' ? { coalesce: true } : {}),
+    ...(alerts ? { alerts } : {}),
   };
 }

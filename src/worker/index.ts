@@ -14,6 +14,11 @@ export { stepIdempotencyKey, NotInStepError } from './step-idempotency';
 export type { CreateWorkerOptions, Steps } from './create-worker';
 export type { RunFinishedEvent } from '../workflows/sinks';
 export { WorkerMetrics } from './metrics';
+export { AlertMetrics } from './alert-metrics';
+export { createWatchdogWorker } from './watchdog-worker';
+export type { CreateWatchdogWorkerOptions } from './watchdog-worker';
+export type { AlertDelivery, AlertHandler } from '../activities/alert-activities';
+export type { JobAlertEvent, AlertKind } from '../workflows/alert-types';
 export { serveMetrics } from './metrics-server';
 export type { MetricsServer, MetricsServerOptions } from './metrics-server';
 /** Built-in activities of the scheduler (per-job semaphore, one-off clean-up), for workers not made by createWorker(). */
