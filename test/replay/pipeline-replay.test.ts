@@ -30,14 +30,17 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, alerts, watchdog', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'job-semaphore.json',
+        'job-watchdog.json',
         'parallel.json',
         'redrive-occurrence.json',
         'retry.json',
         'saga.json',
+        'scheduled-alerts-late.json',
+        'scheduled-alerts-missed.json',
         'scheduled-buffered-ran.json',
         'scheduled-buffered-skipped.json',
         'scheduled-coalesced.json',
