@@ -142,9 +142,12 @@ export function compileAlerts(alerts: JobAlerts, knownSteps?: readonly string[])
       );
     }
   }
-  const onMissed = alerts.onMissed && compileAlertTarget(alerts.onMissed, 'onMissed', knownSteps);
-  const onLate = alerts.onLate && compileAlertTarget(alerts.onLate, 'onLate', knownSteps);
-  const onSilent = alerts.onSilent && compileAlertTarget(alerts.onSilent, 'onSilent', knownSteps);
+  const onMissed =
+    alerts.onMissed === undefined ? undefined : compileAlertTarget(alerts.onMissed, 'onMissed', knownSteps);
+  const onLate =
+    alerts.onLate === undefined ? undefined : compileAlertTarget(alerts.onLate, 'onLate', knownSteps);
+  const onSilent =
+    alerts.onSilent === undefined ? undefined : compileAlertTarget(alerts.onSilent, 'onSilent', knownSteps);
   const lateAfterMs =
     alerts.lateAfter === undefined ? undefined : parseDuration(alerts.lateAfter, 'lateAfter');
   const expectMs =

@@ -61,7 +61,12 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
     if (reconfigure) {
       reconfigure = false;
       const watch = await tflowWatchSchedule(state.jobId);
-      if (!watch.config) return; // removed, or no alert needs a watchdog any more
+      // Removed, or no alert needs a watchdog any more; unless the job changed again while it was read
+      // (a write adding alerts back signals a watchdog that is still running).
+      if (!watch.config) {
+        if (reconfigure) continue;
+        return;
+      }
       state.config = watch.config;
       if (!state.counts && watch.counts) {
         state.counts = watch.counts;

@@ -9,7 +9,7 @@ import { createWorker } from '../../src/worker/create-worker';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
 import type { JobAlertEvent } from '../../src/workflows/alert-types';
-import { watchdogWorkflowId } from '../../src/workflows/job-watchdog-defs';
+import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/job-watchdog-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*
@@ -257,5 +257,45 @@ describe('bad alert options', () => {
       scheduler.scheduleInterval(work, { jobId, every: '1h', onMissed: 'pageSomeone' }),
     ).rejects.toThrow(/onMissed "pageSomeone" is not one of the worker's steps/);
     await expect(scheduler.getJob(jobId)).rejects.toMatchObject({ name: 'JobNotFoundError' });
+  });
+});
+
+describe('the watchdog follows the job', () => {
+  it('starts when modifyJob adds a dead-man switch, and matches the last of concurrent alert edits', async () => {
+    const jobId = t.uid('follows');
+    const onSilent = { webhook: { url: `${hookUrl}/follows` } };
+    await scheduler.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true });
+    const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
+    await expect(watchdog.describe()).rejects.toMatchObject({ name: 'WorkflowNotFoundError' });
+    await scheduler.modifyJob(jobId, { expectSuccessWithin: '1h', onSilent });
+    await waitFor('the watchdog to read the job', async () => {
+      const state = await watchdog.query(watchdogStateQuery);
+      return state.config?.expectSuccessWithinMs === 3_600_000 ? true : undefined;
+    });
+
+    const edits = [
+      { expectSuccessWithin: '2h', onSilent },
+      { expectSuccessWithin: null, onSilent: null },
+      { expectSuccessWithin: '3h', onSilent },
+      { expectSuccessWithin: null, onSilent: null },
+    ] as const;
+    for (let round = 0; round < 3; round++) {
+      const order = round % 2 === 0 ? edits : [...edits].reverse();
+      const results = await Promise.allSettled(order.map((e) => scheduler.modifyJob(jobId, e)));
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      const job = await scheduler.getJob(jobId);
+      const expectMs = !job.foreign && job.alerts?.expectSuccessWithin;
+      await waitFor(`round ${round}: the watchdog to match the job (${String(expectMs)})`, async () => {
+        const d = await watchdog.describe();
+        if (!expectMs) return d.status.name === 'COMPLETED' ? true : undefined;
+        if (d.status.name !== 'RUNNING') return undefined;
+        const state = await watchdog.query(watchdogStateQuery);
+        return state.config?.expectSuccessWithinMs === (expectMs === '2h' ? 7_200_000 : 10_800_000)
+          ? true
+          : undefined;
+      });
+    }
+    await scheduler.removeJob(jobId);
+    expect(postsOf(jobId)).toEqual([]);
   });
 });
