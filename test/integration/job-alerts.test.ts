@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { ApplicationFailure } from '@temporalio/common';
 import type { Worker } from '@temporalio/worker';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
@@ -49,9 +50,20 @@ function startHook(): Promise<void> {
 
 const postsOf = (jobId: string) => received.filter((e) => e.jobId === jobId);
 
+/** Runs of `hold` wait until the gate opens. */
+let openGate: () => void = () => undefined;
+const gate = new Promise<void>((resolve) => (openGate = resolve));
+
 const steps = {
   async work(x: number) {
     return x + 1;
+  },
+  async hold(x: number) {
+    await gate;
+    return x;
+  },
+  async fail(): Promise<number> {
+    throw ApplicationFailure.create({ type: 'Broken', message: 'broken on purpose', nonRetryable: true });
   },
 };
 const work = pipeline('alerts-work', { steps }).step('work');
@@ -89,6 +101,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  openGate();
   for (const { worker, done } of extraWorkers) {
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await done;
@@ -161,13 +174,22 @@ describe('onMissed and onLate: raised by the run itself', () => {
       lateAfter: '3s',
       onLate: { webhook: { url: `${hookUrl}/late` } },
     });
+    // One after the other: the job skips an occurrence due while a run is running (overlap SKIP).
     await scheduler.triggerJob(jobId);
+    await waitFor('the on-time run to complete', async () => {
+      const runs = await scheduler.getHistory(jobId);
+      return runs.length === 1 && runs[0]!.status === 'completed' ? true : undefined;
+    });
     const { from, to, at } = oneOccurrence();
     await scheduler.backfillJob(jobId, { from, to });
-    await waitFor('both runs to complete', async () => {
-      const runs = await scheduler.getHistory(jobId);
-      return runs.length === 2 && runs.every((r) => r.status === 'completed') ? true : undefined;
-    });
+    await waitFor(
+      'the late run to complete',
+      async () => {
+        const runs = await scheduler.getHistory(jobId);
+        return runs.length === 2 && runs.every((r) => r.status === 'completed') ? true : undefined;
+      },
+      40_000,
+    );
     const posts = await waitFor('the late alert', async () =>
       postsOf(jobId).length > 0 ? postsOf(jobId) : undefined,
     );
@@ -220,7 +242,9 @@ describe('expectSuccessWithin: the dead-man switch', () => {
       async () => (postsOf(jobId).length > 0 ? postsOf(jobId) : undefined),
       30_000,
     );
-    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(3_000);
+    // Raised no sooner than expectSuccessWithin after the last completed run, which was before the stop.
+    expect(Date.parse(silent!.at) - Date.parse(silent!.lastSuccessAt!)).toBeGreaterThanOrEqual(4_000);
+    expect(Date.parse(silent!.lastSuccessAt!)).toBeLessThanOrEqual(stoppedAt);
     expect(silent).toMatchObject({ kind: 'silent', jobId, schedule: 'active', expectSuccessWithinMs: 4_000 });
     // Once per silent period: a further 5 s (more than expectSuccessWithin) raise nothing more.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
@@ -244,6 +268,75 @@ describe('expectSuccessWithin: the dead-man switch', () => {
       (await watchdog.describe()).status.name === 'COMPLETED' ? true : undefined,
     );
     expect(postsOf(jobId)).toHaveLength(2);
+  });
+});
+
+describe('expectSuccessWithin: whatever keeps the job from succeeding', () => {
+  /** The hook's port is known once beforeAll ran. */
+  const deadman = () => ({ expectSuccessWithin: '3s', onSilent: { webhook: { url: `${hookUrl}/deadman` } } });
+
+  it('goes silent for a paused job and for runs that keep failing, and recovers at the next completed run', async () => {
+    const paused = t.uid('paused');
+    const failing = t.uid('failing');
+    await scheduler.scheduleInterval(work, {
+      jobId: paused,
+      every: '1h',
+      args: [1],
+      paused: true,
+      ...deadman(),
+    });
+    await scheduler.scheduleInterval(pipeline('alerts-fail', { steps }).step('fail'), {
+      jobId: failing,
+      every: '1s',
+      ...deadman(),
+    });
+    const silent = await waitFor('both jobs to go silent', async () =>
+      postsOf(paused).length > 0 && postsOf(failing).length > 0
+        ? [postsOf(paused), postsOf(failing)]
+        : undefined,
+    );
+    expect(silent[0]).toEqual([expect.objectContaining({ kind: 'silent', schedule: 'paused' })]);
+    expect(silent[1]).toEqual([expect.objectContaining({ kind: 'silent', schedule: 'active' })]);
+    const failed = await scheduler.getHistory(failing);
+    expect(failed.some((r) => r.status === 'failed')).toBe(true);
+    expect(failed.some((r) => r.status === 'completed')).toBe(false);
+    await scheduler.removeJob(failing);
+
+    await scheduler.resumeJob(paused);
+    await scheduler.triggerJob(paused);
+    const posts = await waitFor('the paused job to recover', async () =>
+      postsOf(paused).length >= 2 ? postsOf(paused) : undefined,
+    );
+    expect(posts.map((e) => e.kind)).toEqual(['silent', 'recovered']);
+    await scheduler.removeJob(paused);
+    expect(postsOf(failing)).toHaveLength(1);
+  });
+
+  it('reports the occurrences the server skipped for overlap, read by the watchdog, with their count', async () => {
+    const jobId = t.uid('overlap');
+    await scheduler.scheduleInterval(pipeline('alerts-hold', { steps }).step('hold'), {
+      jobId,
+      every: '1s',
+      args: [1],
+      onMissed: { webhook: { url: `${hookUrl}/missed` } },
+      ...deadman(),
+    });
+    // The first run holds (overlap SKIP): the server skips the next occurrences; at the dead-man deadline
+    // the watchdog reads the counters, raises silent, then one missed alert with what they gained.
+    const posts = await waitFor(
+      'the silent and overlap alerts',
+      async () => (postsOf(jobId).length >= 2 ? postsOf(jobId) : undefined),
+      30_000,
+    );
+    expect(posts.map((e) => e.kind)).toEqual(['silent', 'missed']);
+    expect(posts[1]).toMatchObject({ reason: 'overlap' });
+    const d = await t.client.schedule.getHandle(jobId).describe();
+    expect(posts[1]!.count).toBeGreaterThanOrEqual(1);
+    expect(posts[1]!.count).toBeLessThanOrEqual(d.info.numActionsSkippedOverlap);
+    openGate();
+    await waitFor('the recovered alert', async () => (postsOf(jobId).length >= 3 ? true : undefined));
+    expect(postsOf(jobId)[2]).toMatchObject({ kind: 'recovered' });
+    await scheduler.removeJob(jobId);
   });
 });
 
