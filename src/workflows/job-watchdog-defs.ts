@@ -31,8 +31,6 @@ export interface WatchdogConfig {
   onSilent?: CompiledAlertTarget;
   /** Where the server's missed (catch-up window) and skipped (overlap) counts are reported. */
   onMissed?: CompiledAlertTarget;
-  /** How often the server's counts are read. @default 5 minutes */
-  countCheckMs?: number;
 }
 
 /** The schedule's missed/skipped counters as last read. */

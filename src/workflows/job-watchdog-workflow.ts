@@ -21,7 +21,7 @@ import {
 import { raiseAlert } from './raise-alert';
 
 /** How often the server's missed/skipped counts are read when the job has onMissed. */
-export const DEFAULT_COUNT_CHECK_MS = 5 * 60_000;
+const COUNT_CHECK_MS = 5 * 60_000;
 /** Loop turns before continue-as-new, so that a job that runs every second keeps a short history. */
 const TURNS_PER_RUN = 500;
 
@@ -37,7 +37,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * worker of the job runs. It holds a timer that each completed run resets (the run signals
  * `runSucceeded`); when the timer fires it raises `silent` once, and `recovered` at the next completed
  * run. With onMissed it also reads the schedule's counters (missed past the catch-up window, skipped for
- * overlap) every `countCheckMs` and reports what they gained. Started and stopped by the scheduler with
+ * overlap) every 5 minutes and at each dead-man deadline, and reports what they gained. Started and stopped by the scheduler with
  * the job: it reads its configuration from the job's schedule at start and at each `reconfigure`, and
  * ends when the job is gone or no longer needs it.
  */
@@ -80,7 +80,7 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
         ? Date.parse(state.lastSuccessAt) + config.expectSuccessWithinMs
         : Infinity;
     const countCheck = config.onMissed
-      ? (state.countsAt ? Date.parse(state.countsAt) : 0) + (config.countCheckMs ?? DEFAULT_COUNT_CHECK_MS)
+      ? (state.countsAt ? Date.parse(state.countsAt) : 0) + COUNT_CHECK_MS
       : Infinity;
     const wakeAt = Math.min(deadline, countCheck);
     const wait = wakeAt - Date.now();
