@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../src/errors';
 import { compileAlerts, compileAlertTarget } from '../../src/client/job-alerts';
 import { splitChanges } from '../../src/client/job-options';
 import { withAlertChanges } from '../../src/client/job-write';
@@ -63,8 +64,15 @@ describe('compileAlerts', () => {
     ],
     [{ onLate: 'page', lateAfter: 'soon' }, 'lateAfter', 'lateAfter "soon" is not a duration'],
   ])('refuses %j naming %s', (alerts, field, message) => {
-    expect(() => compileAlerts(alerts as never)).toThrow(message);
-    expect(() => compileAlerts(alerts as never)).toThrow(expect.objectContaining({ field }));
+    let caught: unknown;
+    try {
+      compileAlerts(alerts as never);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InvalidArgumentError);
+    expect(caught).toMatchObject({ field });
+    expect((caught as Error).message).toContain(message);
   });
 
   it('refuses an activity the worker does not have, when the steps are known', () => {
