@@ -1,10 +1,11 @@
 /*
  * `npm start`: the main job on the embedded default. Starts the Temporal dev server (SQLite under
- * .tflow/, Web UI on), a worker with the example steps, and the example schedules; prints one line per
+ * .tflow/, Web UI on), a worker with the example steps, the watchdog worker of the jobs' dead-man
+ * switches (docs/operations.md#on-call), and the example schedules; prints one line per
  * finished run. Ctrl-C stops the worker, then the server. Set TEMPORAL_ADDRESS to use an existing server.
  */
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import {
   PipelineScheduler,
   codecDataConverter,
@@ -15,7 +16,13 @@ import {
   readEnv,
 } from 'temporal-flow';
 import { DevServer } from 'temporal-flow/devserver';
-import { createWorker, type RunFinishedEvent } from 'temporal-flow/worker';
+import {
+  createWatchdogWorker,
+  createWorker,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOWS_PATH,
+  type RunFinishedEvent,
+} from 'temporal-flow/worker';
 import { EXAMPLE_JOBS, scheduleExamples } from './schedules';
 import { steps } from './steps';
 
@@ -61,15 +68,29 @@ async function main(): Promise<void> {
     namespace: env.namespace,
     ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
   });
+  // One workflow bundle for both workers (bundling takes seconds).
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    logger: new DefaultLogger('WARN'),
+  });
   const worker = await createWorker({
     ...(codec ? { codec } : {}),
     connection: nativeConnection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,
     steps,
+    workflowBundle,
     onRunFinished: (e) => console.log(formatRun(e)),
   });
-  const running = worker.run();
+  // The jobs' watchdogs (expectSuccessWithin) run here, on the tflow-watchdog task queue.
+  const watchdog = await createWatchdogWorker({
+    ...(codec ? { codec } : {}),
+    connection: nativeConnection,
+    namespace: env.namespace,
+    workflowBundle,
+  });
+  const running = Promise.all([worker.run(), watchdog.run()]);
   console.log(`Worker:          task queue "${env.taskQueue}", steps ${Object.keys(steps).join(', ')}`);
 
   const scheduler = new PipelineScheduler(client, { taskQueue: env.taskQueue, steps });
@@ -89,6 +110,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log('Stopping worker...');
     worker.shutdown();
+    watchdog.shutdown();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

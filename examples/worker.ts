@@ -4,10 +4,11 @@
  * /metrics and /healthz on TFLOW_METRICS_PORT when set (plus the job metrics, read from the server when
  * scraped), payloads encrypted with TFLOW_CODEC_KEYS when set. Logs are JSON lines on standard output at
  * TFLOW_LOG_LEVEL: the SDK's own and one per run started, finished, skipped and step retried. Many of
- * them may run against one cluster: Temporal starts each scheduled run once.
+ * them may run against one cluster: Temporal starts each scheduled run once. It also runs a watchdog worker
+ * (the jobs' dead-man switches, on the tflow-watchdog task queue), with the alert metrics on the same /metrics.
  */
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime } from '@temporalio/worker';
 import {
   codecDataConverter,
   connectionOptions,
@@ -16,10 +17,14 @@ import {
   readEnv,
 } from 'temporal-flow';
 import {
+  AlertMetrics,
+  createWatchdogWorker,
   createWorker,
   JsonLinesLogger,
   serveMetrics,
   WorkerMetrics,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOWS_PATH,
   type MetricsServer,
 } from 'temporal-flow/worker';
 import { steps } from './steps';
@@ -40,14 +45,29 @@ async function main(): Promise<void> {
   });
   const codec = payloadCodecFromEnv(env); // TFLOW_CODEC_KEYS: payloads encrypted when set
   const metrics = new WorkerMetrics();
+  const alertMetrics = new AlertMetrics(metrics.registry);
   const connection = await NativeConnection.connect(connectionOptions(env, address));
+  // One workflow bundle for both workers (bundling takes seconds).
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+  });
   const worker = await createWorker({
+    workflowBundle,
     connection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,
     steps,
     ...(codec ? { codec } : {}),
     ...metrics.handlers,
+    onAlertDelivery: alertMetrics.recordDelivery,
+  });
+  const watchdog = await createWatchdogWorker({
+    workflowBundle,
+    connection,
+    namespace: env.namespace,
+    ...(codec ? { codec } : {}),
+    onAlertDelivery: alertMetrics.recordDelivery,
   });
   let server: MetricsServer | undefined;
   let clientConnection: Connection | undefined;
@@ -74,7 +94,7 @@ async function main(): Promise<void> {
     metrics: server?.url,
   });
   // The SDK's Worker shuts down gracefully on SIGINT/SIGTERM by default.
-  await worker.run();
+  await Promise.all([worker.run(), watchdog.run()]);
   await server?.close();
   await clientConnection?.close();
   await connection.close();

@@ -97,6 +97,8 @@ export { RUN_STATUSES } from './client/run-list';
 export type { RunFilter } from './client/run-list';
 export { PipelineScheduler } from './client/pipeline-scheduler';
 export { jobDstWarnings } from './client/job-describe';
+export type { JobAlerts, AlertTarget, WebhookTarget } from './client/job-alerts';
+export type { JobAlertEvent, AlertKind } from './workflows/alert-types';
 export type {
   PipelineSchedulerOptions,
   JobOptions,

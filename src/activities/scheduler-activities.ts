@@ -11,6 +11,7 @@ import {
   type SlotHolder,
   type SlotRequest,
 } from '../workflows/job-semaphore-defs';
+import { reconfigureWatchdog } from '../client/job-watchdog';
 import { queuedJudgedAt, type JudgedAtRequest } from './judged-at';
 import { latestOccurrence, type LatestOccurrenceRequest } from './latest-occurrence';
 
@@ -70,6 +71,8 @@ export async function tflowFinishOneOff(jobId: string): Promise<boolean> {
       return finishedUpdate(d);
     });
     await client.schedule.getHandle(jobId).delete();
+    // Its watchdog, if any, ends instead of calling the spent job silent.
+    await reconfigureWatchdog(client, jobId, undefined);
     return true;
   } catch (err) {
     if (err instanceof NotSpent || err instanceof JobNotFoundError || err instanceof ScheduleNotFoundError) {

@@ -69,6 +69,7 @@ function toJob(view: ScheduleView): JobSummary {
     timezone: record.timezone,
     policies: record.policies,
     ...(record.onError ? { onError: record.onError } : {}),
+    ...(record.alerts ? { alerts: record.alerts } : {}),
     editedOutside,
     ...(givenTrigger ? { givenTrigger } : {}),
     ...exclusionsOf(

@@ -9,8 +9,10 @@ import type {
   OneOffTrigger,
   Trigger,
 } from '../schedule/trigger-types';
+import type { RunAlerts } from '../workflows/alert-types';
 import type { RunJobContext } from '../workflows/run-types';
 import { checkWorkflowIdTemplate, renderWorkflowId } from '../pipeline/workflow-id';
+import { ALERT_KEYS, type JobAlerts } from './job-alerts';
 
 /*
  * Job options as users write them, and the pure pieces that turn them into a Temporal ScheduleOptions.
@@ -18,7 +20,7 @@ import { checkWorkflowIdTemplate, renderWorkflowId } from '../pipeline/workflow-
  */
 
 /** What every job takes besides its trigger. */
-export interface JobOptions extends JobPolicies {
+export interface JobOptions extends JobPolicies, JobAlerts {
   /** Id of the job, which is the Temporal Schedule id. @default `<pipeline name>-<uuid>` */
   jobId?: string;
   /**
@@ -53,13 +55,25 @@ export interface ModifyJobOptions extends JobPolicies {
   note?: string;
   /** An activity name, or null to remove the job's onError. */
   onError?: string | null;
+  /** Alerts (see {@link JobAlerts}); null removes one (with its pair: onLate and lateAfter go together). */
+  onMissed?: JobAlerts['onMissed'] | null;
+  onLate?: JobAlerts['onLate'] | null;
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- Duration comes from `ms`'s template-literal type, which the linter cannot resolve
+  lateAfter?: JobAlerts['lateAfter'] | null;
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- as above
+  expectSuccessWithin?: JobAlerts['expectSuccessWithin'] | null;
+  onSilent?: JobAlerts['onSilent'] | null;
 }
+
+/** Alert changes of modifyJob: a value sets, null removes, absent keeps. */
+export type AlertChanges = { [K in keyof JobAlerts]?: JobAlerts[K] | null };
 
 /** ModifyJobOptions once checked and split: the policies apart from what runs. */
 export interface JobChanges {
   args?: unknown[];
   note?: string;
   onError?: string | null;
+  alerts: AlertChanges;
   policies: JobPolicies;
 }
 
@@ -78,7 +92,16 @@ export const TRIGGER_KEYS = [
   'exclude',
   'businessDays',
 ] as const;
-const JOB_KEYS = ['jobId', 'workflowId', 'args', 'note', 'paused', 'replaceExisting', 'onError'] as const;
+const JOB_KEYS = [
+  'jobId',
+  'workflowId',
+  'args',
+  'note',
+  'paused',
+  'replaceExisting',
+  'onError',
+  ...ALERT_KEYS,
+] as const;
 export const POLICY_KEYS = [
   'maxInstances',
   'coalesce',
@@ -134,7 +157,13 @@ export function splitOptions(
  */
 export function splitChanges(changes: ModifyJobOptions): JobChanges {
   checkOptionsObject(changes);
-  const { onError, args, note, ...policyChanges } = changes;
+  const { onError, args, note, ...rest } = changes;
+  const alerts: Record<string, unknown> = {};
+  const policyChanges: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) {
+    if ((ALERT_KEYS as readonly string[]).includes(key)) alerts[key] = value;
+    else policyChanges[key] = value;
+  }
   splitOptions(policyChanges, { trigger: false, job: [] });
   checkJobFields({ note });
   compilePolicies(policyChanges);
@@ -142,6 +171,7 @@ export function splitChanges(changes: ModifyJobOptions): JobChanges {
     ...(args !== undefined ? { args: checkArgs(args) } : {}),
     ...(note !== undefined ? { note } : {}),
     ...(onError !== undefined ? { onError } : {}),
+    alerts: alerts,
     // As given, undefined values included: an explicit `undefined` drops the job's own value.
     policies: policyChanges,
   };
@@ -260,6 +290,7 @@ export function runJobContext(
   policies: CompiledPolicies,
   once: boolean,
   onError: string | undefined,
+  alerts?: RunAlerts,
 ): RunJobContext {
   return {
     jobId,
@@ -269,5 +300,6 @@ export function runJobContext(
     ...(once ? { once: true } : {}),
     // SKIP is what coalesce: true (with one instance) compiles to, or what the user chose directly.
     ...(policies.overlap === 'SKIP' ? { coalesce: true } : {}),
+    ...(alerts ? { alerts } : {}),
   };
 }

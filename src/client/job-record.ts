@@ -2,6 +2,7 @@ import type { TypedSearchAttributes } from '@temporalio/common';
 import type { CompiledTrigger } from '../schedule/compile-trigger';
 import type { CompiledPolicies, JobPolicies } from '../schedule/policies';
 import type { Trigger } from '../schedule/trigger-types';
+import type { JobAlerts } from './job-alerts';
 import { JOB_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
 
 /*
@@ -26,6 +27,8 @@ export interface JobRecord {
   policies: JobPolicies;
   /** Activity run on the worker when a scheduled run fails for good. */
   onError?: string;
+  /** The alerts as given (the scheduler's defaults merged in). */
+  alerts?: JobAlerts;
 }
 
 /** A record with what it compiles to: what a write of the whole job sends. */

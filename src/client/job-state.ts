@@ -71,6 +71,7 @@ export function readJobState(
     timezone: unchanged ? (stored?.timezone ?? spec?.timezone ?? 'UTC') : spec?.timezone || 'UTC',
     policies: stored?.policies ?? {},
     ...(stored?.onError ? { onError: stored.onError } : {}),
+    ...(stored?.alerts ? { alerts: stored.alerts } : {}),
   };
   return {
     record,

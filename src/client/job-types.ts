@@ -1,4 +1,5 @@
 import type { JobPolicies } from '../schedule/policies';
+import type { JobAlerts } from './job-alerts';
 import type { Trigger } from '../schedule/trigger-types';
 import type { SkipReason } from '../workflows/outcomes';
 
@@ -60,6 +61,8 @@ export interface ScheduledJobSummary extends JobBase {
   policies: JobPolicies;
   /** Activity the worker runs when a scheduled run fails for good. */
   onError?: string;
+  /** The job's alerts as given (see JobAlerts). */
+  alerts?: JobAlerts;
   /** True when the schedule's spec no longer matches what temporal-flow set (edited in the Temporal UI/CLI). */
   editedOutside: boolean;
   /** With {@link ScheduledJobSummary.editedOutside}: the trigger temporal-flow had set. */

@@ -10,7 +10,15 @@ import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-
 import { JOB_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
 import { ForeignScheduleError, JobNotFoundError } from './errors';
 import { JOB_MEMO_KEY, ourJobMemo, type JobMemo } from './job-memo';
-import { asGiven, runJobContext, schedulePolicies, scheduleSpec, type JobChanges } from './job-options';
+import { compileAlerts, type JobAlerts } from './job-alerts';
+import {
+  asGiven,
+  runJobContext,
+  schedulePolicies,
+  scheduleSpec,
+  type AlertChanges,
+  type JobChanges,
+} from './job-options';
 import { ACTION_MEMO_KEY, encodeJobRecord, type CompiledJob, type JobRecord } from './job-record';
 import { readJobState, type JobState } from './job-state';
 import { runStartOptions } from './run-start';
@@ -74,7 +82,11 @@ export function createOptions(n: NewJob) {
       workflowId: n.workflowId,
       taskQueue: n.taskQueue,
       memo: { [ACTION_MEMO_KEY]: record },
-      ...runStartOptions(n.pipeline, n.args, runJobContext(n.jobId, policies, once, record.onError)),
+      ...runStartOptions(
+        n.pipeline,
+        n.args,
+        runJobContext(n.jobId, policies, once, record.onError, runAlertsOf(record)),
+      ),
     },
     policies: schedulePolicies(policies),
     state: {
@@ -180,7 +192,7 @@ export function rescheduleUpdate(
   const graceMs = { job: policies.misfireGraceMs, scheduler: schedulerGraceMs };
   const due = dueOneOffWithGrace(compiled, graceMs, new Date());
   const once = compiled.remainingActions !== undefined;
-  const context = runJobContext(jobId, policies, once, next.onError);
+  const context = runJobContext(jobId, policies, once, next.onError, runAlertsOf(next));
   const update = {
     ...updated(d, { ...input, job: context }, next),
     spec: scheduleSpec(compiled, policies),
@@ -232,16 +244,37 @@ export function modifyUpdate(
   const next: JobRecord = { ...record, policies: given };
   if (changes.onError === null) delete next.onError;
   else if (changes.onError !== undefined) next.onError = changes.onError;
+  const alerts = withAlertChanges(record.alerts, changes.alerts);
+  if (alerts) next.alerts = alerts;
+  else delete next.alerts;
   // A spec edited outside temporal-flow is kept as it is (and adopted): modifyJob never changes when.
   // A schedule without a record (only the spec's meaning) has its trigger compiled here for the first time.
   const compiled = editedOutside
     ? undefined
     : (current.compiled ?? compileTrigger(record.trigger, record.timezone));
-  const job = runJobContext(jobId, policies, input.job?.once === true, next.onError);
+  const job = runJobContext(jobId, policies, input.job?.once === true, next.onError, runAlertsOf(next));
   return {
     ...updated(d, { ...input, args: changes.args ?? input.args, job }, next),
     spec: compiled ? scheduleSpec(compiled, policies) : d.spec,
     policies: { ...d.policies, catchupWindow: undefined, ...schedulePolicies(policies) },
     state: { ...d.state, ...(changes.note !== undefined ? { note: changes.note } : {}) },
   };
+}
+
+/** What the job's runs carry of its alerts (the record's alerts were checked when written). */
+function runAlertsOf(record: JobRecord) {
+  return record.alerts ? compileAlerts(record.alerts).run : undefined;
+}
+
+/** The job's alerts with modifyJob's changes: a value sets, null removes, absent keeps. */
+export function withAlertChanges(
+  current: JobAlerts | undefined,
+  changes: AlertChanges,
+): JobAlerts | undefined {
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) delete next[key];
+    else if (value !== undefined) next[key] = value;
+  }
+  return Object.keys(next).length > 0 ? asGiven(next) : undefined;
 }

@@ -42,10 +42,18 @@ import {
 } from './job-write';
 import { checkKnownSteps } from './run-start';
 import { knownStepNames } from '../pipeline/builder';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
+import { ALERT_KEYS, compileAlerts, compileAlertTarget, pickAlerts, type JobAlerts } from './job-alerts';
+import { decodeJobRecord } from './job-record';
+import { reconfigureWatchdog } from './job-watchdog';
 
 export type { CronJobOptions, IntervalJobOptions, JobOptions, ModifyJobOptions, OneOffJobOptions };
 
-export interface PipelineSchedulerOptions {
+/**
+ * The alert options (`onMissed`, `onLate`/`lateAfter`, `expectSuccessWithin`/`onSilent`) are the defaults
+ * of the jobs this scheduler creates: a job's own value wins, key by key.
+ */
+export interface PipelineSchedulerOptions extends JobAlerts {
   /** Task queue the workers poll. */
   taskQueue: string;
   /** Time zone of triggers that name none. @default 'UTC' */
@@ -60,6 +68,11 @@ export interface PipelineSchedulerOptions {
    * may be to run at once (see {@link PipelineScheduler.scheduleAt}). @default none
    */
   misfireGraceTime?: JobPolicies['misfireGraceTime'];
+  /**
+   * Task queue of the jobs' watchdogs (dead-man switch, server-counted misses): a worker made by
+   * `createWatchdogWorker` must poll it. @default 'tflow-watchdog'
+   */
+  watchdogTaskQueue?: string;
   /** Close the client's connection on shutdown(). @default false (the connection belongs to the caller) */
   closeConnectionOnShutdown?: boolean;
 }
@@ -79,6 +92,9 @@ export class PipelineScheduler {
   private readonly jobDefaults: JobPolicies;
   private readonly misfireGraceMs: number | undefined;
   private readonly knownSteps: readonly string[] | undefined;
+  /** The scheduler's default alerts (checked at construction). */
+  private readonly alertDefaults: JobAlerts;
+  private readonly watchdogTaskQueue: string;
   /**
    * Jobs this scheduler created or has seen to be ours: removeJob skips their ownership check (one call
    * instead of two). A job id only leaves the set when removed through this scheduler.
@@ -99,6 +115,9 @@ export class PipelineScheduler {
     // Validated now: a bad default is the caller's mistake, reported before any job is touched.
     this.misfireGraceMs = compilePolicies(this.jobDefaults).misfireGraceMs;
     if (options.onError !== undefined) this.checkOnError(options.onError);
+    this.alertDefaults = pickAlerts(options) ?? {};
+    compileAlerts(this.alertDefaults, this.knownSteps);
+    this.watchdogTaskQueue = options.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
   }
 
   /** Checks that the server answers (taskiq-flow's `startup`). Optional: every verb connects lazily. */
@@ -177,7 +196,20 @@ export class PipelineScheduler {
     // Validated before any call: an unknown key, bad args or bad policies change nothing.
     const checked = splitChanges(changes);
     if (checked.onError !== undefined && checked.onError !== null) this.checkOnError(checked.onError);
-    await this.update(jobId, (d) => modifyUpdate(jobId, d, checked));
+    for (const key of ['onMissed', 'onLate', 'onSilent'] as const) {
+      const target = checked.alerts[key];
+      if (target !== undefined && target !== null) compileAlertTarget(target, key, this.knownSteps);
+    }
+    const d = await this.update(jobId, (current) => modifyUpdate(jobId, current, checked));
+    if (ALERT_KEYS.some((key) => key in checked.alerts)) {
+      const alerts = decodeJobRecord(undefined, d.action.memo)?.alerts;
+      const needed = alerts !== undefined && compileAlerts(alerts).watchdog !== undefined;
+      await reconfigureWatchdog(
+        this.client,
+        jobId,
+        needed ? { taskQueue: this.watchdogTaskQueue } : undefined,
+      );
+    }
   }
 
   /** Pauses a job: no run starts until resumeJob(); a run in flight continues. */
@@ -215,6 +247,7 @@ export class PipelineScheduler {
     } finally {
       this.ownJobs.delete(jobId);
     }
+    await reconfigureWatchdog(this.client, jobId, undefined);
   }
 
   /** The job's runs from Temporal visibility, newest first, skipped ones with their reason. */
@@ -316,6 +349,8 @@ export class PipelineScheduler {
     const args = checkArgs(job.args);
     const onError = job.onError ?? this.options.onError;
     if (job.onError !== undefined) this.checkOnError(job.onError);
+    const alerts = pickAlerts({ ...this.alertDefaults, ...pickAlerts(job) });
+    const compiledAlerts = alerts ? compileAlerts(alerts, this.knownSteps) : {};
     const jobId = job.jobId ?? `${pipeline.name}-${randomUUID()}`;
     const record: JobRecord = {
       v: 1,
@@ -323,6 +358,7 @@ export class PipelineScheduler {
       timezone: compiled.timezone,
       policies: asGiven(given),
       ...(onError ? { onError } : {}),
+      ...(alerts ? { alerts: asGiven(alerts) } : {}),
     };
     const options = createOptions({
       jobId,
@@ -336,8 +372,10 @@ export class PipelineScheduler {
       due,
     });
 
+    let created = false;
     try {
       await this.client.schedule.create(options);
+      created = true;
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning) || !job.replaceExisting)
         translateScheduleError(err, jobId);
@@ -345,6 +383,15 @@ export class PipelineScheduler {
       if (due) await this.runDue(jobId, due, d);
     }
     this.ownJobs.add(jobId);
+    if (created && !compiledAlerts.watchdog) return jobId;
+    try {
+      const start = compiledAlerts.watchdog ? { taskQueue: this.watchdogTaskQueue } : undefined;
+      await reconfigureWatchdog(this.client, jobId, start);
+    } catch (err) {
+      // A new job whose watchdog could not start is not left half-created.
+      if (created) await this.client.schedule.getHandle(jobId).delete();
+      translateServiceError(err);
+    }
     return jobId;
   }
 

@@ -5,6 +5,7 @@ import { codecDataConverter } from '../codec/data-converter';
 import { TemporalFlowError } from '../errors';
 import type { RunFinishedEvent, RunStartedEvent, TflowSinks } from '../workflows/sinks';
 import { schedulerActivities } from '../activities/scheduler-activities';
+import { createAlertActivities, type AlertDelivery } from '../activities/alert-activities';
 import { attemptInterceptor } from './attempt-interceptor';
 import { occurrenceInterceptor } from './step-idempotency';
 import { logEvent, logRunFinished, runEventFields, TFLOW_EVENTS } from './run-events';
@@ -43,6 +44,8 @@ export interface CreateWorkerOptions {
    * worker also logs it (`step.retried`).
    */
   onStepRetried?: (event: StepRetriedEvent) => void;
+  /** Called after each attempt at delivering an alert (e.g. {@link AlertMetrics.recordDelivery}). */
+  onAlertDelivery?: (delivery: AlertDelivery) => void;
   /** Any other Temporal worker option (concurrency, identity, interceptors, ...). */
   workerOptions?: Omit<
     WorkerOptions,
@@ -73,20 +76,32 @@ export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
   ),
 ];
 
-/**
- * Creates the SDK's `Worker` with the pipeline interpreter and the user's steps registered, so that
- * `run()`, `runUntil()` and `shutdown()` work as Temporal users know them. It logs one line per run
- * started, finished or skipped and per step retried through the SDK's logger (see {@link logEvent} and
- * {@link JsonLinesLogger}).
- */
-export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
-  const clash = Object.keys(opts.steps).filter((name) => name in schedulerActivities);
+/** Names of the built-in activities every worker registers: steps may not take them. */
+export const BUILT_IN_ACTIVITY_NAMES: readonly string[] = [
+  ...Object.keys(schedulerActivities),
+  ...Object.keys(createAlertActivities({ handlers: {} })),
+];
+
+/** Refuses steps named like a built-in activity. */
+export function checkStepNames(steps: Steps): void {
+  const clash = Object.keys(steps).filter((name) => BUILT_IN_ACTIVITY_NAMES.includes(name));
   if (clash.length > 0) {
     throw new TemporalFlowError(
       'RESERVED_STEP_NAME',
       `step name${clash.length > 1 ? 's' : ''} ${clash.map((n) => `"${n}"`).join(', ')} ${clash.length > 1 ? 'clash' : 'clashes'} with temporal-flow's built-in activities: rename the step`,
     );
   }
+}
+
+/**
+ * Creates the SDK's `Worker` with the pipeline interpreter and the user's steps registered (and the
+ * built-in activities: semaphore, one-off clean-up, alert delivery), so that
+ * `run()`, `runUntil()` and `shutdown()` work as Temporal users know them. It logs one line per run
+ * started, finished or skipped, per step retried and per alert delivered through the SDK's logger (see
+ * {@link logEvent} and {@link JsonLinesLogger}).
+ */
+export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
+  checkStepNames(opts.steps);
   const sinks: InjectedSinks<TflowSinks> = {
     tflow: {
       runStarted: {
@@ -113,7 +128,14 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue,
-    activities: { ...opts.steps, ...schedulerActivities },
+    activities: {
+      ...opts.steps,
+      ...schedulerActivities,
+      ...createAlertActivities({
+        handlers: opts.steps,
+        ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
+      }),
+    },
     interceptors: {
       ...opts.workerOptions?.interceptors,
       // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.

@@ -19,6 +19,11 @@ export type { JobLister, JobMetricsOptions } from './job-metrics';
 export { JsonLinesLogger } from './json-logger';
 export { logEvent, TFLOW_EVENTS } from './run-events';
 export type { EventFields, TflowEvent } from './run-events';
+export { AlertMetrics } from './alert-metrics';
+export { createWatchdogWorker } from './watchdog-worker';
+export type { CreateWatchdogWorkerOptions } from './watchdog-worker';
+export type { AlertDelivery, AlertHandler } from '../activities/alert-activities';
+export type { JobAlertEvent, AlertKind } from '../workflows/alert-types';
 export { serveMetrics } from './metrics-server';
 export type { MetricsServer, MetricsServerOptions } from './metrics-server';
 /** Built-in activities of the scheduler (per-job semaphore, one-off clean-up), for workers not made by createWorker(). */

@@ -26,11 +26,13 @@ import { judgedBehindPredecessor } from './judged-at';
 import { skippedOutcome, type SkipReason } from './outcomes';
 import { OUTCOME_SEARCH_ATTRIBUTE } from './search-attributes';
 import { progressQuery } from './interpreter';
+import { alertIfLate, alertSkipped, reportSuccess } from './run-alerts';
 
 /*
  * The job policies a schedule alone cannot make exact, enforced by the scheduled run itself:
  * misfireGraceTime (a run starting too late after its nominal time is skipped), maxInstances > 1 (a slot
- * of the per-job semaphore is held for the whole run), the one-off clean-up and the durable onError hook.
+ * of the per-job semaphore is held for the whole run), the one-off clean-up, the durable onError hook and
+ * the run's own alerts (onMissed, onLate, the report to the job's watchdog: see run-alerts.ts).
  * Runs started outside a schedule (no `input.job`) go straight to the interpreter, so their histories
  * are unchanged.
  */
@@ -110,6 +112,7 @@ export async function runWithJobGuards(
   setHandler(progressQuery, () => waiting);
   showProgress(waiting, `job ${job.jobId}: checking its misfire grace and instance limit`);
   let slot: SlotHolder | undefined;
+  let lateAlert: Promise<void> | undefined;
   try {
     const late = scheduleLagMs();
     // A late run of a coalescing job is judged by the latest occurrence it stands for (coalesce.ts); a late
@@ -119,18 +122,22 @@ export async function runWithJobGuards(
       : await judgedBehindPredecessor(job, late);
     const { lateMs, standsFor } = judged;
     if (job.misfireGraceMs !== undefined && lateMs !== undefined && lateMs > job.misfireGraceMs) {
+      await alertSkipped(job, 'misfire', standsFor);
       return skipped(input, job, 'misfire', late, standsFor);
     }
     if (job.maxInstances !== undefined && job.maxInstances > 1) {
       const info = workflowInfo();
       const me = { workflowId: info.workflowId, runId: info.runId };
       if (!(await tflowAcquireSlot({ jobId: job.jobId, max: job.maxInstances, ...me }))) {
+        await alertSkipped(job, 'max-instances', standsFor);
         return skipped(input, job, 'max-instances', late, standsFor);
       }
       slot = me;
     }
+    lateAlert = alertIfLate(job, standsFor);
     try {
       const result = await interpret(input, late);
+      if (result.status === 'completed') await reportSuccess(job);
       return standsFor ? { ...result, standsFor } : result;
     } catch (err) {
       // A cancelled run did not fail: the interpreter may wrap the cancellation, so ask the scope too.
@@ -140,6 +147,7 @@ export async function runWithJobGuards(
     }
   } finally {
     await CancellationScope.nonCancellable(async () => {
+      await lateAlert;
       if (slot) {
         try {
           await getExternalWorkflowHandle(semaphoreWorkflowId(job.jobId)).signal(releaseSlotSignal, slot);

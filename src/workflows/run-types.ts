@@ -1,4 +1,5 @@
 import type { PipelineSpec } from '../pipeline/spec';
+import type { RunAlerts } from './alert-types';
 import type { SkipReason } from './outcomes';
 
 /*
@@ -38,6 +39,8 @@ export interface RunJobContext {
    * misfire grace counts from that occurrence). Absent in runs scheduled before temporal-flow set it.
    */
   coalesce?: boolean;
+  /** The alerts this run raises itself (onMissed, onLate) and whether it reports to the job's watchdog. */
+  alerts?: RunAlerts;
 }
 
 /**

@@ -37,7 +37,7 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -45,10 +45,13 @@ describe('replay of recorded histories', () => {
         'child-pipeline.json',
         'sleep-waitfor.json',
         'job-semaphore.json',
+        'job-watchdog.json',
         'parallel.json',
         'redrive-occurrence.json',
         'retry.json',
         'saga.json',
+        'scheduled-alerts-late.json',
+        'scheduled-alerts-missed.json',
         'scheduled-buffered-ran.json',
         'scheduled-buffered-skipped.json',
         'scheduled-coalesced.json',

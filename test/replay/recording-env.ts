@@ -9,6 +9,8 @@ import { createWorker, type Steps } from '../../src/worker/create-worker';
 export interface RecordingEnv {
   client: Client;
   taskQueue: string;
+  /** For a script that needs a worker of its own (e.g. a watchdog worker). */
+  nativeConnection: NativeConnection;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function withRecordingWorker(
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   const taskQueue = `record-${randomUUID()}`;
-  const recording = { client: new Client({ connection }), taskQueue };
+  const recording = { client: new Client({ connection }), taskQueue, nativeConnection };
   try {
     await beforeWorker?.(recording);
     const worker = await createWorker({ connection: nativeConnection, taskQueue, steps });

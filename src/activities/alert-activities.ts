@@ -1,0 +1,132 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { describeValue } from '../errors';
+import { logEvent, TFLOW_EVENTS } from '../worker/run-events';
+import { describeScheduleIfAny } from '../client/describe-schedule';
+import { compileAlerts } from '../client/job-alerts';
+import { decodeJobRecord } from '../client/job-record';
+import type { AlertKind, CompiledAlertTarget, JobAlertEvent } from '../workflows/alert-types';
+import type { ScheduleWatch } from '../workflows/job-watchdog-defs';
+
+/*
+ * Built-in activities of the durable alerts. Their names are persisted in histories: never rename one.
+ * `tflowDeliverAlert` is made per worker (it calls the worker's own alert activities by name, and
+ * reports each attempt to the worker's metrics).
+ */
+
+/** `ApplicationFailure.type` of a webhook that refused the alert for good (a 4xx other than 408 and 429). */
+export const ALERT_WEBHOOK_REJECTED = 'AlertWebhookRejected';
+/** `ApplicationFailure.type` of an alert naming an activity the worker does not have. */
+export const ALERT_TARGET_UNKNOWN = 'AlertTargetUnknown';
+
+/** One attempt at delivering an alert, as the worker's `onAlertDelivery` sees it. */
+export interface AlertDelivery {
+  kind: AlertKind;
+  jobId: string;
+  outcome: 'delivered' | 'failed';
+  /** Attempt number, from 1. */
+  attempt: number;
+  error?: string;
+}
+
+/** An alert activity: takes the event, its return value is ignored. */
+export type AlertHandler = (event: JobAlertEvent) => unknown;
+
+/** What {@link createAlertActivities} needs of its worker. */
+export interface AlertActivitiesOptions {
+  /** Activities an alert may name (`onMissed: 'page'`): the worker's steps. */
+  handlers: Record<string, AlertHandler>;
+  /** Called after each delivery attempt (metrics). */
+  onDelivery?: (delivery: AlertDelivery) => void;
+}
+
+/** POSTs the event as JSON; a 2xx is delivered, 408/429/5xx and network errors are retried, other 4xx are not. */
+async function postWebhook(
+  webhook: Extract<CompiledAlertTarget, { webhook: unknown }>['webhook'],
+  event: JobAlertEvent,
+): Promise<void> {
+  const response = await fetch(webhook.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...webhook.headers },
+    body: JSON.stringify(event),
+    signal: AbortSignal.timeout(webhook.timeoutMs),
+  });
+  await response.body?.cancel();
+  if (response.ok) return;
+  const message = `webhook ${new URL(webhook.url).host} answered ${response.status} ${response.statusText}`;
+  const retried = response.status >= 500 || response.status === 408 || response.status === 429;
+  throw ApplicationFailure.create({ type: ALERT_WEBHOOK_REJECTED, message, nonRetryable: !retried });
+}
+
+/** The alert activities of one worker. */
+export function createAlertActivities(opts: AlertActivitiesOptions) {
+  return {
+    /** Delivers one alert to its target: a POST to the webhook, or the named activity called in place. */
+    async tflowDeliverAlert(target: CompiledAlertTarget, event: JobAlertEvent): Promise<void> {
+      const attempt = Context.current().info.attempt;
+      const report = (outcome: AlertDelivery['outcome'], error?: unknown) => {
+        const delivery: AlertDelivery = {
+          kind: event.kind,
+          jobId: event.jobId,
+          outcome,
+          attempt,
+          ...(error !== undefined
+            ? { error: error instanceof Error ? error.message : describeValue(error) }
+            : {}),
+        };
+        logEvent(TFLOW_EVENTS.alertSent, {
+          job: event.jobId,
+          workflowId: event.workflowId,
+          runId: event.runId,
+          nominalTime: event.nominalTimes?.[0],
+          kind: event.kind,
+          target: 'webhook' in target ? new URL(target.webhook.url).host : target.activity,
+          outcome,
+          attempt,
+          error: delivery.error,
+        });
+        opts.onDelivery?.(delivery);
+      };
+      try {
+        if ('webhook' in target) await postWebhook(target.webhook, event);
+        else {
+          const handler = opts.handlers[target.activity];
+          if (!handler) {
+            throw ApplicationFailure.create({
+              type: ALERT_TARGET_UNKNOWN,
+              message: `alert activity "${target.activity}" is not registered on this worker (task queue ${Context.current().info.taskQueue}): add it to the worker's steps (or the watchdog worker's alerts)`,
+              nonRetryable: true,
+            });
+          }
+          await handler(event);
+        }
+      } catch (err) {
+        report('failed', err);
+        throw err;
+      }
+      report('delivered');
+    },
+
+    /**
+     * The job's schedule as the watchdog needs it: paused, deleted or active, its missed/skipped counts, and
+     * what its alerts ask of the watchdog (read from the job's record, as the last write left it).
+     */
+    async tflowWatchSchedule(jobId: string): Promise<ScheduleWatch> {
+      const d = await describeScheduleIfAny(Context.current().client, jobId);
+      if (!d) return { state: 'deleted' };
+      const alerts = decodeJobRecord(undefined, d.action.memo)?.alerts;
+      const config = alerts ? compileAlerts(alerts).watchdog : undefined;
+      return {
+        ...(config ? { config } : {}),
+        state: d.state.paused ? 'paused' : 'active',
+        counts: {
+          missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
+          overlapSkipped: d.info.numActionsSkippedOverlap,
+        },
+      };
+    },
+  };
+}
+
+/** The alert activities, as workflows proxy them. */
+export type AlertActivities = ReturnType<typeof createAlertActivities>;

@@ -1,0 +1,41 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { AlertDelivery } from '../activities/alert-activities';
+
+/**
+ * Prometheus metrics of the durable alerts, fed by the workers' `onAlertDelivery`:
+ *
+ * - `tflow_alert_deliveries_total{kind,outcome}`: attempts at delivering an alert (kind: missed, late,
+ *   silent, recovered; outcome: delivered, failed);
+ * - `tflow_job_silent{job}`: 1 while a dead-man period of the job is open (set when this worker delivers,
+ *   or tries to, its `silent` alert; back to 0 with its `recovered` one).
+ *
+ * Give it the registry of the worker's {@link WorkerMetrics} to serve both on one `/metrics`.
+ */
+export class AlertMetrics {
+  readonly registry: Registry;
+  private readonly deliveries: Counter<'kind' | 'outcome'>;
+  private readonly silent: Gauge<'job'>;
+
+  constructor(registry: Registry = new Registry()) {
+    this.registry = registry;
+    this.deliveries = new Counter({
+      name: 'tflow_alert_deliveries_total',
+      help: 'Attempts at delivering a job alert, by kind and outcome',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    });
+    this.silent = new Gauge({
+      name: 'tflow_job_silent',
+      help: '1 while a dead-man (expectSuccessWithin) period of the job is open',
+      labelNames: ['job'],
+      registers: [registry],
+    });
+  }
+
+  /** Records one delivery attempt; pass it as `onAlertDelivery` of createWorker / createWatchdogWorker. */
+  readonly recordDelivery = (delivery: AlertDelivery): void => {
+    this.deliveries.inc({ kind: delivery.kind, outcome: delivery.outcome });
+    if (delivery.kind === 'silent') this.silent.set({ job: delivery.jobId }, 1);
+    if (delivery.kind === 'recovered') this.silent.set({ job: delivery.jobId }, 0);
+  };
+}

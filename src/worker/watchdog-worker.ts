@@ -1,0 +1,53 @@
+import type { PayloadCodec } from '@temporalio/common';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { createAlertActivities, type AlertDelivery, type AlertHandler } from '../activities/alert-activities';
+import { codecDataConverter } from '../codec/data-converter';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
+import { WORKFLOWS_PATH } from './create-worker';
+
+export interface CreateWatchdogWorkerOptions {
+  connection: NativeConnection;
+  /** @default 'default' */
+  namespace?: string;
+  /** The schedulers' `watchdogTaskQueue`. @default 'tflow-watchdog' */
+  taskQueue?: string;
+  /**
+   * Activities that the jobs' `onSilent` and `onMissed` may name (the built-in webhook needs none): the
+   * watchdogs' alerts run here, not on the jobs' workers, so that they fire when no worker of the job runs.
+   */
+  alerts?: Record<string, AlertHandler>;
+  /** A pre-built workflow bundle (`bundleWorkflowCode` of `WORKFLOWS_PATH`), e.g. in tests. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** The codec of the jobs' workers, when payloads are encrypted. */
+  codec?: PayloadCodec;
+  /** Called after each attempt at delivering an alert (e.g. {@link AlertMetrics.recordDelivery}). */
+  onAlertDelivery?: (delivery: AlertDelivery) => void;
+  /** Any other Temporal worker option. */
+  workerOptions?: Omit<
+    WorkerOptions,
+    'connection' | 'taskQueue' | 'namespace' | 'activities' | 'workflowBundle' | 'workflowsPath'
+  >;
+}
+
+/**
+ * Creates the worker of the jobs' watchdogs (the dead-man switch `expectSuccessWithin`, and the server's
+ * missed/skipped counts for `onMissed`): it polls the watchdog task queue, which every job's watchdog
+ * uses whatever the job's own task queue. Run at least one somewhere (any number may run: Temporal hands
+ * each task to one), apart from the jobs' workers if a dead man should be seen when they are all down.
+ */
+export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    ...opts.workerOptions,
+    ...(opts.codec
+      ? { dataConverter: codecDataConverter(opts.codec, opts.workerOptions?.dataConverter) }
+      : {}),
+    connection: opts.connection,
+    namespace: opts.namespace ?? 'default',
+    taskQueue: opts.taskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE,
+    activities: createAlertActivities({
+      handlers: opts.alerts ?? {},
+      ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
+    }),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+  });
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../src/errors';
+import { compileAlerts, compileAlertTarget } from '../../src/client/job-alerts';
+import { splitChanges } from '../../src/client/job-options';
+import { withAlertChanges } from '../../src/client/job-write';
+import { AlertMetrics } from '../../src/worker/alert-metrics';
+
+describe('compileAlerts', () => {
+  it('splits what the runs raise from what the watchdog watches', () => {
+    expect(
+      compileAlerts({
+        onMissed: 'page',
+        onLate: { webhook: { url: 'https://hooks.example/x', headers: { authorization: 'Bearer t' } } },
+        lateAfter: '5m',
+        expectSuccessWithin: '26h',
+        onSilent: { webhook: { url: 'http://127.0.0.1:9/h', timeout: '3s' } },
+      }),
+    ).toEqual({
+      run: {
+        onMissed: { activity: 'page' },
+        onLate: {
+          webhook: {
+            url: 'https://hooks.example/x',
+            headers: { authorization: 'Bearer t' },
+            timeoutMs: 10_000,
+          },
+        },
+        lateAfterMs: 300_000,
+        watchdog: true,
+      },
+      watchdog: {
+        onSilent: { webhook: { url: 'http://127.0.0.1:9/h', timeoutMs: 3_000 } },
+        expectSuccessWithinMs: 26 * 3_600_000,
+        onMissed: { activity: 'page' },
+      },
+    });
+  });
+
+  it('needs no watchdog for onLate alone, and nothing at all without alerts', () => {
+    expect(compileAlerts({ onLate: 'page', lateAfter: 1_000 })).toEqual({
+      run: { onLate: { activity: 'page' }, lateAfterMs: 1_000 },
+    });
+    expect(compileAlerts({})).toEqual({});
+  });
+
+  it.each([
+    [{ onLate: 'page' }, 'lateAfter', 'onLate needs lateAfter'],
+    [{ lateAfter: '5m' }, 'onLate', 'lateAfter needs onLate'],
+    [{ expectSuccessWithin: '26h' }, 'onSilent', 'expectSuccessWithin needs onSilent'],
+    [{ onSilent: 'page' }, 'expectSuccessWithin', 'onSilent needs expectSuccessWithin'],
+    [{ onMissed: '' }, 'onMissed', 'onMissed must be the name of an activity registered on the worker'],
+    [{ onMissed: { webhook: { url: 'ftp://x' } } }, 'onMissed.webhook.url', 'must be an http(s) URL'],
+    [{ onMissed: { webhook: { url: 'not a url' } } }, 'onMissed.webhook.url', 'must be an http(s) URL'],
+    [{ onMissed: { hook: 'x' } }, 'onMissed', 'or { webhook: { url } }'],
+    [
+      { onMissed: { webhook: { url: 'http://x', headers: { a: 1 } } } },
+      'onMissed.webhook.headers',
+      'object of header names to strings',
+    ],
+    [
+      { onMissed: { webhook: { url: 'http://x', timeout: '2 parsecs' } } },
+      'onMissed.webhook.timeout',
+      'is not a duration',
+    ],
+    [{ onLate: 'page', lateAfter: 'soon' }, 'lateAfter', 'lateAfter "soon" is not a duration'],
+  ])('refuses %j naming %s', (alerts, field, message) => {
+    let caught: unknown;
+    try {
+      compileAlerts(alerts as never);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InvalidArgumentError);
+    expect(caught).toMatchObject({ field });
+    expect((caught as Error).message).toContain(message);
+  });
+
+  it('refuses an activity the worker does not have, when the steps are known', () => {
+    expect(() => compileAlertTarget('pager', 'onSilent', ['extract', 'notify'])).toThrow(
+      'onSilent "pager" is not one of the worker\'s steps (extract, notify): name a registered activity, or use { webhook: { url } }',
+    );
+    expect(compileAlertTarget('notify', 'onSilent', ['extract', 'notify'])).toEqual({ activity: 'notify' });
+  });
+});
+
+describe('modifyJob alert changes', () => {
+  it('sets, removes with null and keeps what is not named', () => {
+    const { alerts } = splitChanges({ onLate: null, lateAfter: null, onMissed: 'page' });
+    expect(alerts).toEqual({ onLate: null, lateAfter: null, onMissed: 'page' });
+    expect(
+      withAlertChanges({ onLate: 'a', lateAfter: '1m', onSilent: 'b', expectSuccessWithin: '1h' }, alerts),
+    ).toEqual({ onMissed: 'page', onSilent: 'b', expectSuccessWithin: '1h' });
+    expect(withAlertChanges({ onMissed: 'page' }, { onMissed: null })).toBeUndefined();
+  });
+
+  it('keeps alert options apart from the policies', () => {
+    const checked = splitChanges({ maxInstances: 2, expectSuccessWithin: '2h', onSilent: 'p' });
+    expect(checked.policies).toEqual({ maxInstances: 2 });
+    expect(checked.alerts).toEqual({ expectSuccessWithin: '2h', onSilent: 'p' });
+  });
+});
+
+describe('AlertMetrics', () => {
+  it('counts attempts by kind and outcome, and holds tflow_job_silent while a silent period is open', async () => {
+    const metrics = new AlertMetrics();
+    metrics.recordDelivery({ kind: 'silent', jobId: 'etl', outcome: 'failed', attempt: 1, error: '503' });
+    metrics.recordDelivery({ kind: 'silent', jobId: 'etl', outcome: 'delivered', attempt: 2 });
+    metrics.recordDelivery({ kind: 'late', jobId: 'other', outcome: 'delivered', attempt: 1 });
+    let text = await metrics.registry.metrics();
+    expect(text).toContain('tflow_alert_deliveries_total{kind="silent",outcome="failed"} 1');
+    expect(text).toContain('tflow_alert_deliveries_total{kind="silent",outcome="delivered"} 1');
+    expect(text).toContain('tflow_alert_deliveries_total{kind="late",outcome="delivered"} 1');
+    expect(text).toContain('tflow_job_silent{job="etl"} 1');
+    metrics.recordDelivery({ kind: 'recovered', jobId: 'etl', outcome: 'delivered', attempt: 1 });
+    text = await metrics.registry.metrics();
+    expect(text).toContain('tflow_job_silent{job="etl"} 0');
+  });
+});
