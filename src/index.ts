@@ -75,7 +75,7 @@ export type {
   StartPipelineOptions,
   RedriveOptions,
 } from './client/pipeline-client';
-export { RedriveError } from './client/dead-letters';
+export { RedriveError, DeadLetterNotFoundError } from './client/dead-letters';
 export type { DeadLetter, ListDeadLettersOptions } from './client/dead-letters';
 export { PipelineScheduler } from './client/pipeline-scheduler';
 export { jobDstWarnings } from './client/job-describe';
@@ -132,6 +132,8 @@ export type {
   CheckStatus,
 } from './setup';
 export { PIPELINE_WORKFLOW_TYPE, PROGRESS_QUERY } from './workflows/run-types';
+export { DEAD_LETTER_WORKFLOW_TYPE, deadLetterWorkflowId } from './workflows/dead-letter-defs';
+export type { DeadLetterEntry, DeadLetterResolution } from './workflows/dead-letter-defs';
 export {
   PIPELINE_FAILED,
   PIPELINE_INPUT_INVALID,

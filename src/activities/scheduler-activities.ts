@@ -13,6 +13,7 @@ import {
 } from '../workflows/job-semaphore-defs';
 import { queuedJudgedAt, type JudgedAtRequest } from './judged-at';
 import { latestOccurrence, type LatestOccurrenceRequest } from './latest-occurrence';
+import { tflowFileDeadLetter } from './dead-letter-activities';
 
 /*
  * Built-in activities of the scheduler, registered on every worker by createWorker(). Their names are
@@ -104,4 +105,5 @@ export const schedulerActivities = {
   tflowFinishOneOff,
   tflowLatestOccurrence,
   tflowJudgedAt,
+  tflowFileDeadLetter,
 };

@@ -11,12 +11,14 @@ import { checkKnownSteps, runStartOptions } from './run-start';
 import { translateServiceError } from './errors';
 import { knownStepNames } from '../pipeline/builder';
 import {
+  discardDeadLetter,
   listDeadLetters,
   readFailedRun,
   RedriveError,
   type DeadLetter,
   type ListDeadLettersOptions,
 } from './dead-letters';
+import type { DeadLetterEntry } from '../workflows/dead-letter-defs';
 
 type PipelineWorkflowFn = (input: PipelineRunInput) => Promise<PipelineRunResult>;
 
@@ -93,7 +95,10 @@ export class PipelineClient {
   /**
    * Starts a new run of a failed run's pipeline (the spec it ran, not today's code) from the failed step,
    * or from `fromStep`, with the input recorded for that step. Steps before it are not run again, and
-   * their compensations are not known to the new run.
+   * their compensations are not known to the new run. `workflowId` names a dead letter
+   * ({@link listDeadLetters}), read from its keeper even after the failed run's history is gone; the
+   * letter leaves the queue when the new run completes, and holds the new run's failure if it fails. A run
+   * that failed before the queue existed is read from its own history, while the retention keeps it.
    *
    * @throws RedriveError when the run did not fail with `PipelineFailed` or `fromStep` did not start in it.
    */
@@ -114,10 +119,11 @@ export class PipelineClient {
       ...start.args[0],
       redrive: {
         fromStep,
-        workflowId,
+        workflowId: failed.workflowId,
         runId: failed.runId,
         // Steps keep the idempotency keys they had in the failed run (and in the run it redrove, if any).
-        occurrence: runOccurrence(failed.input, workflowId, failed.nominalTime),
+        occurrence: runOccurrence(failed.input, failed.workflowId, failed.nominalTime),
+        ...(failed.deadLetter ? { deadLetter: failed.deadLetter } : {}),
       },
     };
     return this.startWorkflow({
@@ -128,7 +134,21 @@ export class PipelineClient {
     });
   }
 
-  /** Pipeline runs that failed for good, newest first (eventually consistent: see {@link listDeadLetters}). */
+  /**
+   * Removes a dead letter from the queue without running it (the failed run's own history, if still
+   * kept, is untouched); returns what the letter held.
+   *
+   * @throws DeadLetterNotFoundError when no letter of that id is queued.
+   */
+  async discard(workflowId: string, opts: { reason?: string } = {}): Promise<DeadLetterEntry> {
+    try {
+      return await discardDeadLetter(this.client, workflowId, opts.reason);
+    } catch (err) {
+      translateServiceError(err);
+    }
+  }
+
+  /** The dead-letter queue, newest failure first (eventually consistent: see {@link listDeadLetters}). */
   async listDeadLetters(opts: ListDeadLettersOptions = {}): Promise<DeadLetter[]> {
     try {
       return await listDeadLetters(this.client, opts);

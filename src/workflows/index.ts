@@ -3,6 +3,7 @@
 export { pipelineWorkflow } from './pipeline-workflow';
 export { progressQuery } from './interpreter';
 export { jobSemaphoreWorkflow } from './job-semaphore-workflow';
+export { deadLetterWorkflow } from './dead-letter-workflow';
 export type {
   JobErrorEvent,
   PipelineFailureDetails,

@@ -89,6 +89,12 @@ export interface RedriveContext {
    * key as in the failed run. Absent in runs redriven before it existed: the failed run's workflow id.
    */
   occurrence?: string;
+  /**
+   * The dead letter this run redrives (its id: the workflow id of the run that first failed). Set when the
+   * letter came from the dead-letter queue: the run removes it when it completes, and updates it when it
+   * fails. Absent in redrives of runs that failed before the queue existed.
+   */
+  deadLetter?: string;
 }
 
 /** What happened to one compensation during a saga. */

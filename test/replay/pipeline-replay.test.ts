@@ -30,9 +30,12 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, dead letters', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
+        'dead-letter-filed.json',
+        'dead-letter-keeper.json',
+        'dead-letter-redriven.json',
         'job-semaphore.json',
         'parallel.json',
         'redrive-occurrence.json',
@@ -61,6 +64,29 @@ describe('replay of recorded histories', () => {
       .map((e) => e.activityTaskScheduledEventAttributes?.header?.fields?.[OCCURRENCE_HEADER])
       .filter((h) => h != null);
     expect(headers.map((h) => defaultPayloadConverter.fromPayload(h))).toEqual(['replay-redrive-first']);
+  });
+
+  it('a failed run files its dead letter behind a patch; its redrive signals the keeper when it completes', async () => {
+    const filed = await readHistoryFile(path.join(dir, 'dead-letter-filed.json'));
+    const patches = filed.events
+      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
+      .filter((p) => p != null)
+      .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    expect(patches).toEqual(['tflow-dead-letter-keeper']);
+    expect(
+      filed.events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean),
+    ).toEqual(['add', 'gate', 'tflowFileDeadLetter']);
+    const redriven = await readHistoryFile(path.join(dir, 'dead-letter-redriven.json'));
+    const signalled = redriven.events
+      .map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)
+      .filter((a) => a != null);
+    expect(signalled.map((a) => [a.signalName, a.workflowExecution?.workflowId])).toEqual([
+      ['deadLetterRedriven', expect.stringMatching(/^tflow-dead-letter:replay-dead-letter-/)],
+    ]);
+    const keeper = await readHistoryFile(path.join(dir, 'dead-letter-keeper.json'));
+    expect(
+      keeper.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
+    ).toEqual(['recordDeadLetter', 'deadLetterRedriven']);
   });
 
   it('detects a run whose recorded commands no longer match (the check can fail)', async () => {
