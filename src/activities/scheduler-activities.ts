@@ -5,6 +5,7 @@ import { updateJob } from '../client/job-update';
 import { finishedUpdate } from '../client/job-write';
 import {
   acquireSlotUpdate,
+  queueForSlotUpdate,
   JOB_SEMAPHORE_WORKFLOW_TYPE,
   semaphoreWorkflowId,
   type SemaphoreState,
@@ -34,6 +35,27 @@ export async function tflowAcquireSlot(req: SlotRequest & { jobId: string }): Pr
     args: [{ holders: [] } satisfies SemaphoreState],
   });
   return ctx.client.workflow.executeUpdateWithStart(acquireSlotUpdate, {
+    args: [request],
+    startWorkflowOperation,
+  });
+}
+
+/**
+ * Asks the semaphore of a concurrency key for a slot, or a place in its queue (update-with-start, like
+ * {@link tflowAcquireSlot}): `queued` means the semaphore signals the run when its turn comes.
+ */
+export async function tflowQueueForSlot(
+  req: SlotRequest & { semaphoreId: string },
+): Promise<'granted' | 'queued'> {
+  const ctx = Context.current();
+  const { semaphoreId, ...request } = req;
+  const startWorkflowOperation = new WithStartWorkflowOperation(JOB_SEMAPHORE_WORKFLOW_TYPE, {
+    workflowId: semaphoreId,
+    taskQueue: ctx.info.taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    args: [{ holders: [] } satisfies SemaphoreState],
+  });
+  return ctx.client.workflow.executeUpdateWithStart(queueForSlotUpdate, {
     args: [request],
     startWorkflowOperation,
   });
@@ -101,6 +123,7 @@ export async function tflowJudgedAt(req: JudgedAtRequest): Promise<string | null
 /** The built-in activities, as createWorker() registers them. */
 export const schedulerActivities = {
   tflowAcquireSlot,
+  tflowQueueForSlot,
   tflowLiveHolders,
   tflowFinishOneOff,
   tflowLatestOccurrence,

@@ -7,7 +7,7 @@ import {
   type PipelineRunResult,
 } from '../workflows/run-types';
 import { runOccurrence } from '../workflows/occurrence';
-import { checkKnownSteps, runStartOptions } from './run-start';
+import { checkKnownSteps, runConcurrency, runStartOptions } from './run-start';
 import { translateServiceError } from './errors';
 import { knownStepNames } from '../pipeline/builder';
 import {
@@ -81,7 +81,7 @@ export class PipelineClient {
     return this.startWorkflow({
       taskQueue: this.options.taskQueue,
       workflowId: opts.workflowId ?? `${spec.name}-${randomUUID()}`,
-      ...runStartOptions(spec, args),
+      ...runStartOptions(spec, args, undefined, runConcurrency(p, args)),
     });
   }
 
@@ -114,7 +114,8 @@ export class PipelineClient {
       );
     }
     const { spec } = failed.input;
-    const start = runStartOptions(spec, args);
+    // The redrive keeps the failed run's concurrency key: it competes with the key's other runs.
+    const start = runStartOptions(spec, args, undefined, failed.input.concurrency);
     const input: PipelineRunInput = {
       ...start.args[0],
       redrive: {

@@ -39,7 +39,7 @@ import {
   replaceUpdate,
   rescheduleUpdate,
 } from './job-write';
-import { checkKnownSteps } from './run-start';
+import { checkKnownSteps, runConcurrency } from './run-start';
 import { knownStepNames } from '../pipeline/builder';
 
 export type { CronJobOptions, IntervalJobOptions, JobOptions, ModifyJobOptions, OneOffJobOptions };
@@ -328,6 +328,7 @@ export class PipelineScheduler {
       taskQueue: this.options.taskQueue,
       pipeline,
       args,
+      concurrency: runConcurrency(p, args),
       job: { record, trigger: compiled, policies },
       paused: job.paused ?? false,
       note: job.note,

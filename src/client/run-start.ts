@@ -1,8 +1,39 @@
 import { TypedSearchAttributes } from '@temporalio/common';
 import { activitiesOf, type PipelineSpec } from '../pipeline/spec';
 import { PIPELINE_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
-import type { PipelineRunInput, RunJobContext } from '../workflows/run-types';
+import type { PipelineRunInput, RunConcurrency, RunJobContext } from '../workflows/run-types';
 import { UnknownStepError } from '../pipeline/errors';
+import { Pipeline, type PipelineLike } from '../pipeline/builder';
+import { describeValue, InvalidArgumentError } from '../errors';
+
+/**
+ * The concurrency key of a run of `p` with these args (see `PipelineOptions.concurrencyKey`), computed
+ * here because a function cannot travel in the run's input; undefined for a pipeline without one (and for
+ * a bare spec, which cannot carry the function).
+ *
+ * @throws InvalidArgumentError (field `concurrencyKey`) when the function throws or returns no string.
+ */
+export function runConcurrency(p: PipelineLike, args: unknown[]): RunConcurrency | undefined {
+  const concurrency = p instanceof Pipeline ? p.concurrency : undefined;
+  if (!concurrency) return undefined;
+  let key: unknown;
+  try {
+    key = concurrency.key(args);
+  } catch (err) {
+    throw new InvalidArgumentError(
+      'concurrencyKey',
+      `the concurrencyKey of pipeline "${p.name}" threw on args ${describeValue(args)}: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
+  }
+  if (typeof key !== 'string' || key === '') {
+    throw new InvalidArgumentError(
+      'concurrencyKey',
+      `the concurrencyKey of pipeline "${p.name}" must return a non-empty string, got ${describeValue(key)} for args ${describeValue(args)}`,
+    );
+  }
+  return { key, max: concurrency.max };
+}
 
 /**
  * Checks that every activity of a spec is among the worker's steps, when the caller told us which they are.
@@ -23,8 +54,18 @@ export function checkKnownSteps(spec: PipelineSpec, knownSteps: readonly string[
 export const TIMEOUT_GRACE_MS = 5 * 60_000;
 
 /** The parts of a workflow start (direct or from a schedule) that every pipeline run shares. */
-export function runStartOptions(spec: PipelineSpec, args: unknown[], job?: RunJobContext) {
-  const input: PipelineRunInput = { spec, args, ...(job ? { job } : {}) };
+export function runStartOptions(
+  spec: PipelineSpec,
+  args: unknown[],
+  job?: RunJobContext,
+  concurrency?: RunConcurrency,
+) {
+  const input: PipelineRunInput = {
+    spec,
+    args,
+    ...(job ? { job } : {}),
+    ...(concurrency ? { concurrency } : {}),
+  };
   return {
     args: [input] as [PipelineRunInput],
     typedSearchAttributes: new TypedSearchAttributes([{ key: PIPELINE_SEARCH_ATTRIBUTE, value: spec.name }]),

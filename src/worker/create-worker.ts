@@ -7,6 +7,8 @@ import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
 import { schedulerActivities } from '../activities/scheduler-activities';
 import { attemptInterceptor } from './attempt-interceptor';
 import { occurrenceInterceptor } from './step-idempotency';
+import type { PipelineLike } from '../pipeline/builder';
+import { createRateLimitedWorkers, rateLimitsOf, withCompanions } from './rate-limited-workers';
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -26,6 +28,12 @@ export interface CreateWorkerOptions {
    * this codec, e.g. an {@link AesGcmPayloadCodec}. Clients need the same codec ({@link codecDataConverter}).
    */
   codec?: PayloadCodec;
+  /**
+   * The pipelines this worker runs, for their rate-limited steps (`step(name, { rateLimit })`): the worker
+   * also polls each such step's own task queue, at its rate (Temporal's task-queue rate limit, held by the
+   * server across all workers). Give every worker of the task queue the same pipelines.
+   */
+  pipelines?: readonly PipelineLike[];
   /** Called once per finished run (not on replay): logs, metrics, notifications. */
   onRunFinished?: (event: RunFinishedEvent) => void;
   /** Any other Temporal worker option (concurrency, identity, interceptors, ...). */
@@ -78,23 +86,29 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       },
     },
   };
-  return Worker.create({
+  const limits = rateLimitsOf(opts.pipelines ?? [], opts.steps);
+  const shared = {
     ...opts.workerOptions,
     ...(opts.codec
       ? { dataConverter: codecDataConverter(opts.codec, opts.workerOptions?.dataConverter) }
       : {}),
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
+    // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.
+    activityInterceptors: [
+      ...(opts.workerOptions?.interceptors?.activity ?? []),
+      occurrenceInterceptor,
+      attemptInterceptor,
+    ],
+  };
+  const { activityInterceptors, ...base } = shared;
+  const main = await Worker.create({
+    ...base,
     taskQueue: opts.taskQueue,
     activities: { ...opts.steps, ...schedulerActivities },
     interceptors: {
       ...opts.workerOptions?.interceptors,
-      // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.
-      activity: [
-        ...(opts.workerOptions?.interceptors?.activity ?? []),
-        occurrenceInterceptor,
-        attemptInterceptor,
-      ],
+      activity: activityInterceptors,
       // A prebuilt bundle carries its own (the SDK warns when both are given).
       ...(opts.workflowBundle
         ? {}
@@ -108,4 +122,10 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     sinks,
   });
+  const companions = await createRateLimitedWorkers(
+    { ...base, taskQueue: opts.taskQueue, interceptors: { activity: activityInterceptors } },
+    opts.steps,
+    limits,
+  );
+  return withCompanions(main, companions);
 }

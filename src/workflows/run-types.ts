@@ -75,6 +75,18 @@ export interface PipelineRunInput {
   job?: RunJobContext;
   /** Set by `PipelineClient.redrive()`: start at this top-level step instead of the first one. */
   redrive?: RedriveContext;
+  /**
+   * The run's concurrency key, computed where the run was started (the client, or the scheduler when the
+   * job was created) by the pipeline's `concurrencyKey` function: at most `max` runs of the pipeline with
+   * this key run at once; the others wait in line.
+   */
+  concurrency?: RunConcurrency;
+}
+
+/** See {@link PipelineRunInput.concurrency}. */
+export interface RunConcurrency {
+  key: string;
+  max: number;
 }
 
 /** Where a redriven run comes from and where it starts. */

@@ -30,14 +30,17 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, dead letters', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, dead letters, rate limit, concurrency key', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
+        'concurrency-key-queued.json',
+        'concurrency-semaphore.json',
         'dead-letter-filed.json',
         'dead-letter-keeper.json',
         'dead-letter-redriven.json',
         'job-semaphore.json',
         'parallel.json',
+        'rate-limited.json',
         'redrive-occurrence.json',
         'retry.json',
         'saga.json',
@@ -87,6 +90,30 @@ describe('replay of recorded histories', () => {
     expect(
       keeper.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
     ).toEqual(['recordDeadLetter', 'deadLetterRedriven']);
+  });
+
+  it('a rate-limited step runs on its own queue; a run with a concurrency key waits in line for its slot', async () => {
+    const rate = await readHistoryFile(path.join(dir, 'rate-limited.json'));
+    const queues = rate.events
+      .map((e) => e.activityTaskScheduledEventAttributes)
+      .filter((a) => a != null)
+      .map((a) => `${a.activityType?.name}@${a.taskQueue?.name?.replace(/^record-[\w-]+?(--|$)/, '$1')}`);
+    expect(queues).toEqual([
+      'items@',
+      'tick@--rate--tick',
+      'tick@--rate--tick',
+      'tick@--rate--tick',
+      'tick@--rate--tick',
+    ]);
+    const queued = await readHistoryFile(path.join(dir, 'concurrency-key-queued.json'));
+    expect(
+      queued.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
+    ).toEqual(['slotGranted']);
+    const semaphore = await readHistoryFile(path.join(dir, 'concurrency-semaphore.json'));
+    const updates = semaphore.events
+      .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name)
+      .filter(Boolean);
+    expect(updates).toEqual(['queueForSlot', 'queueForSlot']);
   });
 
   it('detects a run whose recorded commands no longer match (the check can fail)', async () => {
