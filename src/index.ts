@@ -19,6 +19,7 @@ export {
   type ParseDurationOptions,
 } from './parse/duration';
 export { parseInstant } from './parse/instant';
+export { parseRate, type RateInput } from './parse/rate';
 export { readEnv, connectionOptions, payloadCodecFromEnv, InvalidConfigError } from './config';
 export type { TflowEnv, TemporalConnectionOptions } from './config';
 export {
@@ -32,6 +33,7 @@ export {
   DEFAULT_MAP_CONCURRENCY,
 } from './pipeline';
 export type {
+  PipelineConcurrency,
   PipelineLike,
   PipelineOptions,
   PipelineSpec,
@@ -148,6 +150,7 @@ export type {
   PipelineRunResult,
   CompensationOutcome,
   RedriveContext,
+  RunConcurrency,
   StepRecord,
 } from './workflows/run-types';
 export {
