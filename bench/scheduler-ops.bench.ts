@@ -138,7 +138,7 @@ async function main(): Promise<void> {
           workflowId: id,
           taskQueue,
           memo: { [ACTION_MEMO_KEY]: record },
-          ...runStartOptions(spec, ['eu'], { jobId: id }),
+          ...runStartOptions(spec, ['eu'], { job: { jobId: id } }),
         },
         policies: { overlap: 'SKIP', pauseOnFailure: false },
         state: { paused: true },

@@ -19,6 +19,7 @@ export {
   type ParseDurationOptions,
 } from './parse/duration';
 export { parseInstant } from './parse/instant';
+export { parseRate, type RateInput } from './parse/rate';
 export { readEnv, connectionOptions, payloadCodecFromEnv, InvalidConfigError } from './config';
 export type { TflowEnv, TemporalConnectionOptions } from './config';
 export {
@@ -33,6 +34,7 @@ export {
   WORKFLOW_ID_PLACEHOLDERS,
 } from './pipeline';
 export type {
+  PipelineConcurrency,
   PipelineLike,
   PipelineOptions,
   PipelineSpec,
@@ -90,7 +92,7 @@ export type {
   StartPipelineOptions,
   RedriveOptions,
 } from './client/pipeline-client';
-export { RedriveError } from './client/dead-letters';
+export { RedriveError, DeadLetterNotFoundError } from './client/dead-letters';
 export type { DeadLetter, ListDeadLettersOptions } from './client/dead-letters';
 export type { RunDescription, RunStep } from './client/run-describe';
 export { RUN_STATUSES } from './client/run-list';
@@ -153,6 +155,8 @@ export type {
   CheckStatus,
 } from './setup';
 export { PIPELINE_WORKFLOW_TYPE, PROGRESS_QUERY, CHAINED_FROM_MEMO } from './workflows/run-types';
+export { DEAD_LETTER_WORKFLOW_TYPE, deadLetterWorkflowId } from './workflows/dead-letter-defs';
+export type { DeadLetterEntry, DeadLetterResolution } from './workflows/dead-letter-defs';
 export {
   PIPELINE_FAILED,
   PIPELINE_INPUT_INVALID,
@@ -168,6 +172,7 @@ export type {
   PipelineRunResult,
   CompensationOutcome,
   RedriveContext,
+  RunConcurrency,
   StepRecord,
   ChainContext,
   ChainedRun,

@@ -5,6 +5,7 @@ import { updateJob } from '../client/job-update';
 import { finishedUpdate } from '../client/job-write';
 import {
   acquireSlotUpdate,
+  queueForSlotUpdate,
   JOB_SEMAPHORE_WORKFLOW_TYPE,
   semaphoreWorkflowId,
   type SemaphoreState,
@@ -14,6 +15,7 @@ import {
 import { reconfigureWatchdog } from '../client/job-watchdog';
 import { queuedJudgedAt, type JudgedAtRequest } from './judged-at';
 import { latestOccurrence, type LatestOccurrenceRequest } from './latest-occurrence';
+import { tflowFileDeadLetter } from './dead-letter-activities';
 
 /*
  * Built-in activities of the scheduler, registered on every worker by createWorker(). Their names are
@@ -34,6 +36,27 @@ export async function tflowAcquireSlot(req: SlotRequest & { jobId: string }): Pr
     args: [{ holders: [] } satisfies SemaphoreState],
   });
   return ctx.client.workflow.executeUpdateWithStart(acquireSlotUpdate, {
+    args: [request],
+    startWorkflowOperation,
+  });
+}
+
+/**
+ * Asks the semaphore of a concurrency key for a slot, or a place in its queue (update-with-start, like
+ * {@link tflowAcquireSlot}): `queued` means the semaphore signals the run when its turn comes.
+ */
+export async function tflowQueueForSlot(
+  req: SlotRequest & { semaphoreId: string },
+): Promise<'granted' | 'queued'> {
+  const ctx = Context.current();
+  const { semaphoreId, ...request } = req;
+  const startWorkflowOperation = new WithStartWorkflowOperation(JOB_SEMAPHORE_WORKFLOW_TYPE, {
+    workflowId: semaphoreId,
+    taskQueue: ctx.info.taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    args: [{ holders: [] } satisfies SemaphoreState],
+  });
+  return ctx.client.workflow.executeUpdateWithStart(queueForSlotUpdate, {
     args: [request],
     startWorkflowOperation,
   });
@@ -103,8 +126,10 @@ export async function tflowJudgedAt(req: JudgedAtRequest): Promise<string | null
 /** The built-in activities, as createWorker() registers them. */
 export const schedulerActivities = {
   tflowAcquireSlot,
+  tflowQueueForSlot,
   tflowLiveHolders,
   tflowFinishOneOff,
   tflowLatestOccurrence,
   tflowJudgedAt,
+  tflowFileDeadLetter,
 };

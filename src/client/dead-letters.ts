@@ -6,26 +6,50 @@ import { RunNotFoundError } from './errors';
 import { PIPELINE_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from '../workflows/search-attributes';
 import { PIPELINE_FAILED } from '../workflows/failure-types';
 import {
+  DEAD_LETTER_MEMO,
+  DEAD_LETTER_WORKFLOW_TYPE,
+  deadLetterQuery,
+  deadLetterWorkflowId,
+  discardDeadLetterUpdate,
+  type DeadLetterEntry,
+  type DeadLetterResolution,
+  type DeadLetterSummary,
+} from '../workflows/dead-letter-defs';
+import {
   PIPELINE_WORKFLOW_TYPE,
   type PipelineFailureDetails,
   type PipelineRunInput,
 } from '../workflows/run-types';
 
-/** A pipeline run that failed for good: a candidate for {@link PipelineClient.redrive}. */
+/**
+ * A dead letter: a pipeline run that failed for good (after its retries and compensations), kept by its
+ * keeper workflow until it is redriven successfully or discarded, whatever the namespace's retention.
+ */
 export interface DeadLetter {
+  /** Id of the letter, what {@link PipelineClient.redrive} and `discard` take: the workflow id of the run that first failed. */
   workflowId: string;
+  /** The run that failed last: the first one, or a redrive of it that failed again. */
+  lastWorkflowId: string;
+  /** Run id of that run. */
   runId: string;
-  /** Name of the pipeline (the `TflowPipeline` search attribute). */
+  /** Name of the pipeline. */
   pipeline: string | undefined;
+  /** The step that failed (in the last failed run). */
+  failedStep: string | undefined;
+  /** Its error message. */
+  message: string | undefined;
+  /** How many runs of this letter failed (1, plus one per failed redrive). */
+  failures: number;
+  /** When the last failed run started, and when it failed. */
   startTime: Date;
   closeTime: Date | undefined;
 }
 
 /** Filters of {@link PipelineClient.listDeadLetters}. */
 export interface ListDeadLettersOptions {
-  /** Only runs of this pipeline. */
+  /** Only letters of this pipeline. */
   pipeline?: string;
-  /** At most this many, newest first. @default 100 */
+  /** At most this many, newest failure first. @default 100 */
   limit?: number;
 }
 
@@ -40,30 +64,49 @@ export class RedriveError extends TemporalFlowError {
   }
 }
 
-/** Visibility query of pipeline runs that failed for good (optionally of one pipeline). */
-export function deadLetterQuery(pipeline?: string): string {
-  const base = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND ExecutionStatus = 'Failed'`;
+/** No dead letter of that id is in the queue (never filed, or already redriven or discarded). */
+export class DeadLetterNotFoundError extends TemporalFlowError {
+  constructor(readonly workflowId: string) {
+    super(
+      'DEAD_LETTER_NOT_FOUND',
+      `no dead letter "${workflowId}" in the queue: it was redriven or discarded, or the run did not fail (listDeadLetters() lists the queue)`,
+    );
+  }
+}
+
+const quoted = (value: string) => `'${value.replaceAll("'", "\\'")}'`;
+
+/** Visibility query of the keepers of queued dead letters (optionally of one pipeline). */
+export function queuedDeadLettersQuery(pipeline?: string): string {
+  const base = `WorkflowType = '${DEAD_LETTER_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
   return pipeline === undefined
     ? base
-    : `${base} AND ${PIPELINE_SEARCH_ATTRIBUTE.name} = '${pipeline.replaceAll("'", "\\'")}'`;
+    : `${base} AND ${PIPELINE_SEARCH_ATTRIBUTE.name} = ${quoted(pipeline)}`;
 }
 
 /**
- * Lists failed pipeline runs, newest first. Visibility is eventually consistent: a run that failed a
- * moment ago may take a second to appear. Sorted here because SQLite visibility has no ORDER BY.
+ * Lists the dead-letter queue, newest failure first, from the keepers' summaries (visibility, so no worker
+ * is needed; eventually consistent: a letter filed a moment ago may take a second to appear). Sorted here
+ * because SQLite visibility has no ORDER BY. Runs that failed before the queue existed are not in it.
  */
 export async function listDeadLetters(
   client: Client,
   opts: ListDeadLettersOptions = {},
 ): Promise<DeadLetter[]> {
   const out: DeadLetter[] = [];
-  for await (const wf of client.workflow.list({ query: deadLetterQuery(opts.pipeline) })) {
+  for await (const wf of client.workflow.list({ query: queuedDeadLettersQuery(opts.pipeline) })) {
+    const summary = wf.memo?.[DEAD_LETTER_MEMO] as DeadLetterSummary | undefined;
+    if (!summary) continue;
     out.push({
-      workflowId: wf.workflowId,
-      runId: wf.runId,
-      pipeline: wf.typedSearchAttributes.get(PIPELINE_SEARCH_ATTRIBUTE),
-      startTime: wf.startTime,
-      closeTime: wf.closeTime,
+      workflowId: summary.letterId,
+      lastWorkflowId: summary.workflowId,
+      runId: summary.runId,
+      pipeline: summary.pipeline,
+      failedStep: summary.failedStep,
+      message: summary.message,
+      failures: summary.failures,
+      startTime: new Date(summary.startedAt),
+      closeTime: new Date(summary.failedAt),
     });
   }
   out.sort((a, b) => (b.closeTime?.getTime() ?? 0) - (a.closeTime?.getTime() ?? 0));
@@ -72,20 +115,90 @@ export async function listDeadLetters(
 
 /** What a failed run recorded: its input (spec and args) and its `PipelineFailed` details. */
 export interface FailedRun {
+  /** The run that failed (the last one, for a letter redriven before). */
+  workflowId: string;
   runId: string;
   input: PipelineRunInput;
   details: PipelineFailureDetails;
   /** Nominal time of a scheduled run (`TemporalScheduledStartTime`). */
   nominalTime?: Date;
+  /** Id of the queued dead letter it was read from; absent when read from the run's history. */
+  deadLetter?: string;
 }
 
 /**
- * Reads a failed run: the input from its first history event, the failure details from its result.
+ * Reads a failed run: from its dead letter when one is queued (the run's history may be gone), else from
+ * the run itself (a run that failed before the queue existed): its input from its first history event, the
+ * failure details from its result.
  *
- * @throws RedriveError when the run did not fail with `PipelineFailed` (still running, completed,
- * cancelled, or not a pipeline run); RunNotFoundError when there is no such run.
+ * @throws RedriveError when no letter is queued and the run did not fail with `PipelineFailed` (still
+ * running, completed, cancelled, or not a pipeline run); RunNotFoundError when there is neither a queued
+ * letter nor a run of that id (redriven, discarded, or past the retention).
  */
 export async function readFailedRun(client: Client, workflowId: string): Promise<FailedRun> {
+  const entry = await readDeadLetter(client, workflowId);
+  if (entry) {
+    return {
+      workflowId: entry.workflowId,
+      runId: entry.runId,
+      input: entry.input,
+      details: entry.details,
+      ...(entry.nominalTime ? { nominalTime: new Date(entry.nominalTime) } : {}),
+      deadLetter: entry.letterId,
+    };
+  }
+  return readFailedRunHistory(client, workflowId);
+}
+
+/**
+ * The queued letter of that id, or undefined when none was ever filed (its keeper may also be past the
+ * retention). Asks its keeper, so a worker must poll the keeper's task queue.
+ *
+ * @throws RedriveError when the letter was already redriven successfully or discarded.
+ */
+export async function readDeadLetter(client: Client, letterId: string): Promise<DeadLetterEntry | undefined> {
+  const handle = client.workflow.getHandle(deadLetterWorkflowId(letterId));
+  try {
+    const description = await handle.describe();
+    if (description.status.name === 'RUNNING') return (await handle.query(deadLetterQuery)) ?? undefined;
+    if (description.status.name !== 'COMPLETED') return undefined;
+    const resolution = (await handle.result()) as DeadLetterResolution;
+    throw new RedriveError(
+      letterId,
+      resolution.status === 'redriven'
+        ? `its dead letter was already redriven by run "${resolution.workflowId}", which completed`
+        : `its dead letter was discarded${resolution.reason ? ` (${resolution.reason})` : ''}`,
+    );
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Removes a letter from the queue without running it; returns what it held.
+ *
+ * @throws DeadLetterNotFoundError when no letter of that id is queued.
+ */
+export async function discardDeadLetter(
+  client: Client,
+  letterId: string,
+  reason: string | undefined,
+): Promise<DeadLetterEntry> {
+  const handle = client.workflow.getHandle(deadLetterWorkflowId(letterId));
+  try {
+    const description = await handle.describe();
+    if (description.status.name !== 'RUNNING') throw new DeadLetterNotFoundError(letterId);
+    const entry = await handle.executeUpdate(discardDeadLetterUpdate, { args: [reason ? { reason } : {}] });
+    if (!entry) throw new DeadLetterNotFoundError(letterId);
+    return entry;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new DeadLetterNotFoundError(letterId);
+    throw err;
+  }
+}
+
+async function readFailedRunHistory(client: Client, workflowId: string): Promise<FailedRun> {
   const handle = client.workflow.getHandle(workflowId);
   const description = await handle.describe().catch((err: unknown) => {
     throw err instanceof WorkflowNotFoundError ? new RunNotFoundError(workflowId, { cause: err }) : err;
@@ -119,5 +232,5 @@ export async function readFailedRun(client: Client, workflowId: string): Promise
     started?.input?.payloads,
   );
   const nominalTime = description.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
-  return { runId: description.runId, input, details, ...(nominalTime ? { nominalTime } : {}) };
+  return { workflowId, runId: description.runId, input, details, ...(nominalTime ? { nominalTime } : {}) };
 }

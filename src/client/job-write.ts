@@ -6,7 +6,7 @@ import { InvalidTriggerError } from '../schedule/errors';
 import { dueOneOffWithGrace, type DueOneOff } from '../schedule/one-off-due';
 import { compilePolicies, type CompiledPolicies } from '../schedule/policies';
 import type { Trigger } from '../schedule/trigger-types';
-import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../workflows/run-types';
+import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput, type RunConcurrency } from '../workflows/run-types';
 import { JOB_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
 import { ForeignScheduleError, JobNotFoundError } from './errors';
 import { JOB_MEMO_KEY, ourJobMemo, type JobMemo } from './job-memo';
@@ -40,6 +40,8 @@ export interface NewJob {
   taskQueue: string;
   pipeline: PipelineSpec;
   args: unknown[];
+  /** The runs' concurrency key, computed from `args` when the job is created. */
+  concurrency?: RunConcurrency | undefined;
   /** The record stored with the job, and what it compiles to. */
   job: CompiledJob;
   paused: boolean;
@@ -82,11 +84,10 @@ export function createOptions(n: NewJob) {
       workflowId: n.workflowId,
       taskQueue: n.taskQueue,
       memo: { [ACTION_MEMO_KEY]: record },
-      ...runStartOptions(
-        n.pipeline,
-        n.args,
-        runJobContext(n.jobId, policies, once, record.onError, runAlertsOf(record)),
-      ),
+      ...runStartOptions(n.pipeline, n.args, {
+        job: runJobContext(n.jobId, policies, once, record.onError, runAlertsOf(record)),
+        ...(n.concurrency ? { concurrency: n.concurrency } : {}),
+      }),
     },
     policies: schedulePolicies(policies),
     state: {

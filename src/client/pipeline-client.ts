@@ -16,10 +16,11 @@ import { InvalidArgumentError, TemporalFlowError } from '../errors';
 import { checkWorkflowIdTemplate, renderWorkflowId } from '../pipeline/workflow-id';
 import { runProgress, signalRun } from './run-signal';
 import { runOccurrence } from '../workflows/occurrence';
-import { checkKnownSteps, runStartOptions } from './run-start';
+import { checkKnownSteps, runConcurrency, runStartOptions } from './run-start';
 import { translateServiceError } from './errors';
 import { knownStepNames } from '../pipeline/builder';
 import {
+  discardDeadLetter,
   listDeadLetters,
   readFailedRun,
   RedriveError,
@@ -29,6 +30,7 @@ import {
 import { describeRun, type RunDescription } from './run-describe';
 import { listRuns, type RunFilter } from './run-list';
 import type { JobRun } from './job-types';
+import type { DeadLetterEntry } from '../workflows/dead-letter-defs';
 
 type PipelineWorkflowFn = (input: PipelineRunInput) => Promise<PipelineRunResult>;
 
@@ -123,7 +125,7 @@ export class PipelineClient {
       return await this.startWorkflow({
         taskQueue: this.options.taskQueue,
         workflowId,
-        ...runStartOptions(spec, args),
+        ...runStartOptions(spec, args, { concurrency: runConcurrency(p, args) }),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
@@ -169,7 +171,10 @@ export class PipelineClient {
   /**
    * Starts a new run of a failed run's pipeline (the spec it ran, not today's code) from the failed step,
    * or from `fromStep`, with the input recorded for that step. Steps before it are not run again, and
-   * their compensations are not known to the new run.
+   * their compensations are not known to the new run. `workflowId` names a dead letter
+   * ({@link listDeadLetters}), read from its keeper even after the failed run's history is gone; the
+   * letter leaves the queue when the new run completes, and holds the new run's failure if it fails. A run
+   * that failed before the queue existed is read from its own history, while the retention keeps it.
    *
    * @throws RedriveError when the run did not fail with `PipelineFailed` or `fromStep` did not start in it.
    */
@@ -185,12 +190,17 @@ export class PipelineClient {
       );
     }
     const { spec } = failed.input;
-    const start = runStartOptions(spec, args, undefined, {
-      fromStep,
-      workflowId,
-      runId: failed.runId,
-      // Steps keep the idempotency keys they had in the failed run (and in the run it redrove, if any).
-      occurrence: runOccurrence(failed.input, workflowId, failed.nominalTime),
+    const start = runStartOptions(spec, args, {
+      redrive: {
+        fromStep,
+        workflowId: failed.workflowId,
+        runId: failed.runId,
+        // Steps keep the idempotency keys they had in the failed run (and in the run it redrove, if any).
+        occurrence: runOccurrence(failed.input, failed.workflowId, failed.nominalTime),
+        ...(failed.deadLetter ? { deadLetter: failed.deadLetter } : {}),
+      },
+      // The redrive keeps the failed run's concurrency key: it competes with the key's other runs.
+      ...(failed.input.concurrency ? { concurrency: failed.input.concurrency } : {}),
     });
     return this.startWorkflow({
       ...start,
@@ -199,7 +209,21 @@ export class PipelineClient {
     });
   }
 
-  /** Pipeline runs that failed for good, newest first (eventually consistent: see {@link listDeadLetters}). */
+  /**
+   * Removes a dead letter from the queue without running it (the failed run's own history, if still
+   * kept, is untouched); returns what the letter held.
+   *
+   * @throws DeadLetterNotFoundError when no letter of that id is queued.
+   */
+  async discard(workflowId: string, opts: { reason?: string } = {}): Promise<DeadLetterEntry> {
+    try {
+      return await discardDeadLetter(this.client, workflowId, opts.reason);
+    } catch (err) {
+      translateServiceError(err);
+    }
+  }
+
+  /** The dead-letter queue, newest failure first (eventually consistent: see {@link listDeadLetters}). */
   async listDeadLetters(opts: ListDeadLettersOptions = {}): Promise<DeadLetter[]> {
     try {
       return await listDeadLetters(this.client, opts);

@@ -40,7 +40,7 @@ import {
   replaceUpdate,
   rescheduleUpdate,
 } from './job-write';
-import { checkKnownSteps } from './run-start';
+import { checkKnownSteps, runConcurrency } from './run-start';
 import { knownStepNames } from '../pipeline/builder';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
 import { ALERT_KEYS, compileAlerts, compileAlertTarget, pickAlerts, type JobAlerts } from './job-alerts';
@@ -366,6 +366,7 @@ export class PipelineScheduler {
       taskQueue: this.options.taskQueue,
       pipeline,
       args,
+      concurrency: runConcurrency(p, args),
       job: { record, trigger: compiled, policies },
       paused: job.paused ?? false,
       note: job.note,

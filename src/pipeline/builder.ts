@@ -23,6 +23,21 @@ export interface PipelineOptions<Steps = unknown> {
    * and at definition time, so a typo fails before anything is scheduled.
    */
   steps?: Steps;
+  /**
+   * The key of a run, from its args (`(args) => string`): at most {@link maxConcurrent} runs of this
+   * pipeline with the same key run at once, across all workers, clients and schedules; the others wait,
+   * first come first served. Computed where a run starts (the client; for a job, when it is created or
+   * replaced), since a function cannot travel in the run's JSON input. @default none
+   */
+  concurrencyKey?: (args: unknown[]) => string;
+  /** Runs per concurrency key at once (only with `concurrencyKey`). @default 1 */
+  maxConcurrent?: number;
+}
+
+/** A pipeline's concurrency bound: the key function and how many runs per key. */
+export interface PipelineConcurrency {
+  key: (args: unknown[]) => string;
+  max: number;
 }
 
 type StepNamesOf<Steps> = Steps extends readonly (infer N)[]
@@ -64,6 +79,8 @@ export class Pipeline<Name extends string = string> {
     readonly name: string,
     private readonly options: { timeoutMs?: number },
     private readonly knownSteps: readonly string[] | undefined,
+    /** The concurrency bound of its runs (`concurrencyKey`, `maxConcurrent`), if any. */
+    readonly concurrency?: PipelineConcurrency,
   ) {}
 
   /** Appends a step: it receives the previous step's result (the first step receives the run's args). */
@@ -239,18 +256,53 @@ export function pipeline<Steps = unknown>(
   }
   checkOptionsObject(options, '', 'pipeline');
   for (const key of Object.keys(options)) {
-    if (key !== 'timeout' && key !== 'steps') {
+    if (!PIPELINE_OPTIONS.includes(key)) {
       throw new PipelineSpecError(
         key || '""',
-        `invalid pipeline: unknown option "${key}"; allowed: timeout, steps`,
+        `invalid pipeline: unknown option "${key}"; allowed: ${PIPELINE_OPTIONS.join(', ')}`,
       );
     }
   }
+  const concurrency = compileConcurrency(options);
   const timeoutMs =
     options.timeout === undefined
       ? undefined
       : parseDuration(options.timeout, 'timeout', { error: PipelineSpecError });
-  return new Pipeline(name, timeoutMs === undefined ? {} : { timeoutMs }, knownStepNames(options.steps));
+  return new Pipeline(
+    name,
+    timeoutMs === undefined ? {} : { timeoutMs },
+    knownStepNames(options.steps),
+    concurrency,
+  );
+}
+
+const PIPELINE_OPTIONS = ['timeout', 'steps', 'concurrencyKey', 'maxConcurrent'];
+
+function compileConcurrency(options: PipelineOptions<unknown>): PipelineConcurrency | undefined {
+  const { concurrencyKey, maxConcurrent } = options;
+  if (concurrencyKey === undefined) {
+    if (maxConcurrent !== undefined) {
+      throw new PipelineSpecError(
+        'maxConcurrent',
+        'invalid pipeline: maxConcurrent needs a concurrencyKey, e.g. { concurrencyKey: ([customer]) => String(customer), maxConcurrent: 2 }',
+      );
+    }
+    return undefined;
+  }
+  if (typeof concurrencyKey !== 'function') {
+    throw new PipelineSpecError(
+      'concurrencyKey',
+      `invalid pipeline: concurrencyKey must be a function of the run's args returning a string, got ${describeValue(concurrencyKey)}`,
+    );
+  }
+  const max = maxConcurrent ?? 1;
+  if (!Number.isInteger(max) || max < 1) {
+    throw new PipelineSpecError(
+      'maxConcurrent',
+      `invalid pipeline: maxConcurrent must be a whole number >= 1, got ${describeValue(maxConcurrent)}`,
+    );
+  }
+  return { key: concurrencyKey, max };
 }
 
 /** The worker's step names, from its steps object or a list of names; undefined when not given. */

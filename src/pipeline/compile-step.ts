@@ -1,5 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../parse/duration';
+import { parseRate, type RateInput } from '../parse/rate';
 import { describeValue } from '../errors';
 import { PipelineSpecError } from './errors';
 import type { RetrySpec, StepSpec } from './spec';
@@ -36,6 +37,13 @@ export interface StepOptions<Name extends string = string> {
   compensate?: Name;
   /** Retry policy of the compensation. @default the step's own */
   compensateRetry?: RetryOptions;
+  /**
+   * At most this many attempts of the step start per second, across all workers and runs: `'10/s'`,
+   * `'100/m'`, `'0.5/s'`, or a number per second. The step runs on a task queue of its own, which the
+   * workers given this pipeline (`createWorker({ pipelines })`) poll with Temporal's task-queue rate limit.
+   * @default none
+   */
+  rateLimit?: RateInput;
 }
 
 const STEP_OPTIONS = [
@@ -46,6 +54,7 @@ const STEP_OPTIONS = [
   'heartbeat',
   'compensate',
   'compensateRetry',
+  'rateLimit',
 ] as const;
 
 const RETRY_OPTIONS = [
@@ -115,6 +124,9 @@ export function compileStep(
   if (options.compensate !== undefined) step.compensate = options.compensate;
   if (options.compensateRetry) {
     step.compensateRetry = compileRetry(options.compensateRetry, `${at}.compensateRetry`);
+  }
+  if (options.rateLimit !== undefined) {
+    step.rateLimitPerSecond = parseRate(options.rateLimit, `${at}.rateLimit`, { error: PipelineSpecError });
   }
   return step;
 }

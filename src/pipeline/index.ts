@@ -1,5 +1,12 @@
 export { pipeline, Pipeline, toPipelineSpec, DEFAULT_MAP_CONCURRENCY } from './builder';
-export type { BranchStep, MapOptions, ParallelOptions, PipelineLike, PipelineOptions } from './builder';
+export type {
+  BranchStep,
+  MapOptions,
+  ParallelOptions,
+  PipelineConcurrency,
+  PipelineLike,
+  PipelineOptions,
+} from './builder';
 export type { RetryOptions, StepOptions } from './compile-step';
 export type { ChildPipelineOptions, ThenOptions, WaitForOptions } from './compile-flow-nodes';
 export { WORKFLOW_ID_PLACEHOLDERS } from './workflow-id';

@@ -49,6 +49,11 @@ const activityFields = {
   /** Activity that undoes this step; it receives the step's arguments followed by the step's result. */
   compensate: stepNameSchema.optional(),
   compensateRetry: retrySpecSchema.optional(),
+  /**
+   * At most this many attempts start per second, across all workers: the step runs on a task queue of its
+   * own (see src/workflows/rate-limit.ts) whose pollers set Temporal's task-queue rate limit.
+   */
+  rateLimitPerSecond: z.number().positive('must be greater than zero').optional(),
 };
 
 /** One activity call: receives the previous node's output (or the run's args). */

@@ -10,6 +10,8 @@ import { attemptInterceptor } from './attempt-interceptor';
 import { occurrenceInterceptor } from './step-idempotency';
 import { logEvent, logRunFinished, runEventFields, TFLOW_EVENTS } from './run-events';
 import { stepRetryInterceptor, type StepRetriedEvent } from './step-retries';
+import type { PipelineLike } from '../pipeline/builder';
+import { createRateLimitedWorkers, rateLimitsOf, withCompanions } from './rate-limited-workers';
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -29,6 +31,12 @@ export interface CreateWorkerOptions {
    * this codec, e.g. an {@link AesGcmPayloadCodec}. Clients need the same codec ({@link codecDataConverter}).
    */
   codec?: PayloadCodec;
+  /**
+   * The pipelines this worker runs, for their rate-limited steps (`step(name, { rateLimit })`): the worker
+   * also polls each such step's own task queue, at its rate (Temporal's task-queue rate limit, held by the
+   * server across all workers). Give every worker of the task queue the same pipelines.
+   */
+  pipelines?: readonly PipelineLike[];
   /**
    * Called once per started run (its first workflow task; not on replay), e.g. {@link WorkerMetrics.recordRunStarted}.
    * The worker also logs it (`run.started`).
@@ -120,13 +128,25 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       },
     },
   };
-  return Worker.create({
+  const limits = rateLimitsOf(opts.pipelines ?? [], opts.steps);
+  const shared = {
     ...opts.workerOptions,
     ...(opts.codec
       ? { dataConverter: codecDataConverter(opts.codec, opts.workerOptions?.dataConverter) }
       : {}),
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
+    // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.
+    activityInterceptors: [
+      ...(opts.workerOptions?.interceptors?.activity ?? []),
+      stepRetryInterceptor(opts.onStepRetried),
+      occurrenceInterceptor,
+      attemptInterceptor,
+    ],
+  };
+  const { activityInterceptors, ...base } = shared;
+  const main = await Worker.create({
+    ...base,
     taskQueue: opts.taskQueue,
     activities: {
       ...opts.steps,
@@ -138,13 +158,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     },
     interceptors: {
       ...opts.workerOptions?.interceptors,
-      // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.
-      activity: [
-        ...(opts.workerOptions?.interceptors?.activity ?? []),
-        stepRetryInterceptor(opts.onStepRetried),
-        occurrenceInterceptor,
-        attemptInterceptor,
-      ],
+      activity: activityInterceptors,
       // A prebuilt bundle carries its own (the SDK warns when both are given).
       ...(opts.workflowBundle
         ? {}
@@ -158,4 +172,10 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     sinks,
   });
+  const companions = await createRateLimitedWorkers(
+    { ...base, taskQueue: opts.taskQueue, interceptors: { activity: activityInterceptors } },
+    opts.steps,
+    limits,
+  );
+  return withCompanions(main, companions);
 }

@@ -4,6 +4,7 @@ export { pipelineWorkflow } from './pipeline-workflow';
 export { progressQuery } from './interpreter';
 export { jobSemaphoreWorkflow } from './job-semaphore-workflow';
 export { jobWatchdogWorkflow } from './job-watchdog-workflow';
+export { deadLetterWorkflow } from './dead-letter-workflow';
 export type {
   JobErrorEvent,
   PipelineFailureDetails,

@@ -24,9 +24,19 @@ export interface SlotRequest extends SlotHolder {
   max: number;
 }
 
+/**
+ * Workflow id of the semaphore of a pipeline's concurrency key (`pipeline(name, { concurrencyKey,
+ * maxConcurrent })`): one per pipeline name and key, in the namespace, whatever started the run.
+ */
+export function concurrencySemaphoreId(pipeline: string, key: string): string {
+  return `tflow-concurrency:${pipeline}:${key}`;
+}
+
 /** State carried across continue-as-new. */
 export interface SemaphoreState {
   holders: SlotHolder[];
+  /** Runs waiting for a slot, first come first served (`queueForSlot`); absent before it existed. */
+  waiting?: SlotRequest[];
 }
 
 /** Update: true when the slot is granted (idempotent for a holder that has it), false when the job is full. */
@@ -35,3 +45,12 @@ export const acquireSlotUpdate = defineUpdate<boolean, [SlotRequest]>('acquireSl
 export const releaseSlotSignal = defineSignal<[SlotHolder]>('releaseSlot');
 /** Query: the runs holding a slot now. */
 export const holdersQuery = defineQuery<SlotHolder[]>('holders');
+/**
+ * Update: a slot now (`granted`), or a place in the queue (`queued`): the semaphore then signals
+ * {@link slotGrantedSignal} to the run when a slot frees up, in the order the runs queued.
+ */
+export const queueForSlotUpdate = defineUpdate<'granted' | 'queued', [SlotRequest]>('queueForSlot');
+/** Signal to a queued run: it holds a slot now. */
+export const slotGrantedSignal = defineSignal('slotGranted');
+/** Query: the runs waiting for a slot, first in line first. */
+export const waitingQuery = defineQuery<SlotHolder[]>('waiting');

@@ -4,7 +4,7 @@
  * spec; the order of commands issued here is what recorded histories replay against, so a change to it
  * needs `patched()`.
  */
-import { ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { MapSpec, NodeSpec, ParallelSpec, StepSpec } from '../pipeline/spec';
 import type { ProgressTracker } from './progress';
 import type { Saga } from './saga';
@@ -12,6 +12,7 @@ import { activityOptions, attemptsOf } from './step-options';
 import { MAP_INPUT_NOT_ARRAY } from './failure-types';
 import { runSleep, runWaitFor, type SignalMailbox } from './wait-nodes';
 import { runChildPipeline } from './child-runs';
+import { rateLimitedTaskQueue } from './rate-limit';
 
 type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 
@@ -60,7 +61,14 @@ async function runActivity(
   ctx: RunContext,
   recordCompletion: boolean,
 ): Promise<unknown> {
-  const fn = proxyActivities<Record<string, AnyActivity>>(activityOptions(step, stepId))[step.activity]!;
+  const options = {
+    ...activityOptions(step, stepId),
+    // A rate-limited step (a new option: no recorded run has it) runs on its own queue.
+    ...(step.rateLimitPerSecond !== undefined
+      ? { taskQueue: rateLimitedTaskQueue(workflowInfo().taskQueue, step.activity) }
+      : {}),
+  };
+  const fn = proxyActivities<Record<string, AnyActivity>>(options)[step.activity]!;
   const startedAt = Date.now();
   ctx.progress.started(stepId);
   let output: unknown;

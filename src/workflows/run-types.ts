@@ -86,6 +86,12 @@ export interface PipelineRunInput {
   redrive?: RedriveContext;
   /** Set on a run started by another run's `.then()`: where it comes from, and how long it waits first. */
   chain?: ChainContext;
+  /**
+   * The run's concurrency key, computed where the run was started (the client, or the scheduler when the
+   * job was created) by the pipeline's `concurrencyKey` function: at most `max` runs of the pipeline with
+   * this key run at once; the others wait in line.
+   */
+  concurrency?: RunConcurrency;
 }
 
 /** The run a chained run was started by (see `Pipeline.then`). */
@@ -110,6 +116,12 @@ export interface ChainedRun {
   runId?: string;
 }
 
+/** See {@link PipelineRunInput.concurrency}. */
+export interface RunConcurrency {
+  key: string;
+  max: number;
+}
+
 /** Where a redriven run comes from and where it starts. */
 export interface RedriveContext {
   /** Id of the top-level step (or parallel group / map) to start at; `args` are its recorded input. */
@@ -122,6 +134,12 @@ export interface RedriveContext {
    * key as in the failed run. Absent in runs redriven before it existed: the failed run's workflow id.
    */
   occurrence?: string;
+  /**
+   * The dead letter this run redrives (its id: the workflow id of the run that first failed). Set when the
+   * letter came from the dead-letter queue: the run removes it when it completes, and updates it when it
+   * fails. Absent in redrives of runs that failed before the queue existed.
+   */
+  deadLetter?: string;
 }
 
 /** What happened to one compensation during a saga. */

@@ -122,17 +122,17 @@ describe('the built package, imported as a user does', () => {
     });
   });
 
-  it('the three entry points load and the package has no path into src/ at runtime', () => {
+  it('the four entry points load and the package has no path into src/ at runtime', () => {
     const out = execFileSync(
       process.execPath,
       [
         '-e',
-        `const a = require('temporal-flow'), w = require('temporal-flow/worker'), d = require('temporal-flow/devserver');
+        `const a = require('temporal-flow'), w = require('temporal-flow/worker'), d = require('temporal-flow/devserver'), k = require('temporal-flow/testing');
          const srcLoaded = Object.keys(require.cache).filter((f) => f.includes('${path.sep}src${path.sep}') && !f.includes('node_modules'));
-         console.log(JSON.stringify([typeof a.pipeline, typeof a.PipelineScheduler, typeof w.createWorker, typeof d.DevServer, srcLoaded]));`,
+         console.log(JSON.stringify([typeof a.pipeline, typeof a.PipelineScheduler, typeof w.createWorker, typeof d.DevServer, typeof k.createPipelineTestEnv, srcLoaded]));`,
       ],
       { cwd: consumer, encoding: 'utf8' },
     );
-    expect(JSON.parse(out)).toEqual(['function', 'function', 'function', 'function', []]);
+    expect(JSON.parse(out)).toEqual(['function', 'function', 'function', 'function', 'function', []]);
   });
 });

@@ -37,16 +37,22 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, dead letters, rate limit, concurrency key', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
+        'concurrency-key-queued.json',
+        'concurrency-semaphore.json',
+        'dead-letter-filed.json',
+        'dead-letter-keeper.json',
+        'dead-letter-redriven.json',
         'chained-delay.json',
         'child-pipeline.json',
         'sleep-waitfor.json',
         'job-semaphore.json',
         'job-watchdog.json',
         'parallel.json',
+        'rate-limited.json',
         'redrive-occurrence.json',
         'retry.json',
         'saga.json',
@@ -130,6 +136,53 @@ describe('replay of recorded histories', () => {
     ]);
     const run = scheduled[0]!.activityTaskScheduledEventAttributes!.header!.fields![RUN_HEADER]!;
     expect(defaultPayloadConverter.fromPayload(run)).toEqual({ pipeline: 'user-metadata' });
+  });
+
+  it('a failed run files its dead letter behind a patch; its redrive signals the keeper when it completes', async () => {
+    const filed = await readHistoryFile(path.join(dir, 'dead-letter-filed.json'));
+    const patches = filed.events
+      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
+      .filter((p) => p != null)
+      .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    expect(patches).toEqual(['tflow-dead-letter-keeper']);
+    expect(
+      filed.events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean),
+    ).toEqual(['add', 'gate', 'tflowFileDeadLetter']);
+    const redriven = await readHistoryFile(path.join(dir, 'dead-letter-redriven.json'));
+    const signalled = redriven.events
+      .map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)
+      .filter((a) => a != null);
+    expect(signalled.map((a) => [a.signalName, a.workflowExecution?.workflowId])).toEqual([
+      ['deadLetterRedriven', expect.stringMatching(/^tflow-dead-letter:replay-dead-letter-/)],
+    ]);
+    const keeper = await readHistoryFile(path.join(dir, 'dead-letter-keeper.json'));
+    expect(
+      keeper.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
+    ).toEqual(['recordDeadLetter', 'deadLetterRedriven']);
+  });
+
+  it('a rate-limited step runs on its own queue; a run with a concurrency key waits in line for its slot', async () => {
+    const rate = await readHistoryFile(path.join(dir, 'rate-limited.json'));
+    const queues = rate.events
+      .map((e) => e.activityTaskScheduledEventAttributes)
+      .filter((a) => a != null)
+      .map((a) => `${a.activityType?.name}@${a.taskQueue?.name?.replace(/^record-[\w-]+?(--|$)/, '$1')}`);
+    expect(queues).toEqual([
+      'items@',
+      'tick@--rate--tick',
+      'tick@--rate--tick',
+      'tick@--rate--tick',
+      'tick@--rate--tick',
+    ]);
+    const queued = await readHistoryFile(path.join(dir, 'concurrency-key-queued.json'));
+    expect(
+      queued.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
+    ).toEqual(['slotGranted']);
+    const semaphore = await readHistoryFile(path.join(dir, 'concurrency-semaphore.json'));
+    const updates = semaphore.events
+      .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name)
+      .filter(Boolean);
+    expect(updates).toEqual(['queueForSlot', 'queueForSlot']);
   });
 
   it('detects a run whose recorded commands no longer match (the check can fail)', async () => {

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { readEnv } from '../../src/config';
 import { DevServer } from '../../src/devserver';
-import { createWorker, type Steps } from '../../src/worker/create-worker';
+import { createWorker, type CreateWorkerOptions, type Steps } from '../../src/worker/create-worker';
 
 /** What a recording script gets: a client and a task queue that a worker with its steps polls. */
 export interface RecordingEnv {
@@ -22,6 +22,8 @@ export async function withRecordingWorker(
   steps: Steps,
   record: (env: RecordingEnv) => Promise<void>,
   beforeWorker?: (env: RecordingEnv) => Promise<void>,
+  /** The worker's pipelines (for rate-limited steps). */
+  pipelines?: CreateWorkerOptions['pipelines'],
 ): Promise<void> {
   // The recorded failures are on purpose: keep the worker's warnings about them out of the output.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -34,7 +36,12 @@ export async function withRecordingWorker(
   const recording = { client: new Client({ connection }), taskQueue, nativeConnection };
   try {
     await beforeWorker?.(recording);
-    const worker = await createWorker({ connection: nativeConnection, taskQueue, steps });
+    const worker = await createWorker({
+      connection: nativeConnection,
+      taskQueue,
+      steps,
+      ...(pipelines ? { pipelines } : {}),
+    });
     await worker.runUntil(record(recording));
   } finally {
     await nativeConnection.close();

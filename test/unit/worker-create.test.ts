@@ -2,6 +2,10 @@ import type { NativeConnection } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { TemporalFlowError } from '../../src/errors';
 import { createWorker } from '../../src/worker/create-worker';
+import { rateLimitsOf } from '../../src/worker/rate-limited-workers';
+import { pipeline } from '../../src/pipeline';
+import { InvalidArgumentError } from '../../src/errors';
+import { PipelineSpecError } from '../../src/pipeline/errors';
 
 describe('createWorker', () => {
   it('refuses a step named like a built-in activity before connecting anywhere', async () => {
@@ -15,5 +19,36 @@ describe('createWorker', () => {
     expect((err as Error).message).toBe(
       `step name "tflowAcquireSlot" clashes with temporal-flow's built-in activities: rename the step`,
     );
+  });
+
+  it('collects the rate-limited steps of its pipelines, one rate per activity', () => {
+    const steps = { a: async () => 1, call: async () => 2 };
+    const p = pipeline('p', { steps }).step('a').map('call', { rateLimit: '60/m' });
+    const same = pipeline('same', { steps }).step('call', { rateLimit: 1 });
+    const q = pipeline('q', { steps }).step('call', { id: 'again', rateLimit: 2 });
+    expect(rateLimitsOf([p, same], steps)).toEqual(new Map([['call', 1]]));
+    expect(() => rateLimitsOf([p, q], steps)).toThrow(
+      new InvalidArgumentError(
+        'pipelines',
+        'activity "call" is rate limited at 1/s by pipeline "p" step "call" and at 2/s by pipeline "q" step "again": one activity has one rate (its own task queue); give both steps the same rateLimit',
+      ),
+    );
+    expect(() => rateLimitsOf([p], { a: steps.a })).toThrow(
+      'pipeline "p" step "call" is rate limited but its activity "call" is not among this worker\'s steps',
+    );
+  });
+
+  it('refuses a rate that is not one, naming the step', () => {
+    for (const bad of ['10', '10/d', '0/s', -1, 'fast']) {
+      expect(() => pipeline('p').step('a', { rateLimit: bad })).toThrow(
+        new PipelineSpecError(
+          'steps[0].rateLimit',
+          `steps[0].rateLimit ${JSON.stringify(bad)} is not a rate: write '<count>/s', '<count>/m' or '<count>/h' (e.g. '10/s'), or a number per second greater than zero`,
+        ),
+      );
+    }
+    expect(pipeline('p').step('a', { rateLimit: '0.5/s' }).spec.steps[0]).toMatchObject({
+      rateLimitPerSecond: 0.5,
+    });
   });
 });
