@@ -119,9 +119,7 @@ export function previewTrigger(trigger: Trigger, n: number, opts: PreviewOptions
   const yearLater = Math.floor(DateTime.fromSeconds(from, { zone: 'UTC' }).plus({ months: 12 }).toSeconds());
   // DST warnings are about the trigger's own times: a clock change on an excluded day is no news.
   const nominal = new FireTimes({ ...compiled.fire, skip: [] });
-  const warnings = dstWarnings(nominal, from, yearLater).filter(
-    (w) => fire.excludedBy(Math.floor(Date.parse(w.transition) / 1000)) < 0,
-  );
+  const warnings = dstWarnings(nominal, from, yearLater).filter((w) => !allExcluded(fire, w));
   return {
     timezone: compiled.timezone,
     fireTimes,
@@ -129,6 +127,16 @@ export function previewTrigger(trigger: Trigger, n: number, opts: PreviewOptions
     excludedDates: [...excluded.values()],
     ...(compiled.exclusions?.horizon ? { holidayHorizon: compiled.exclusions.horizon } : {}),
   };
+}
+
+/**
+ * Whether exclusions remove everything a DST warning is about: its day (the clock change falls on an
+ * excluded day) or each of its times that exists (e.g. the correction of a misread weekday).
+ */
+function allExcluded(fire: FireTimes, w: DstWarning): boolean {
+  if (fire.excludedBy(Math.floor(Date.parse(w.transition) / 1000)) >= 0) return true;
+  const instants = w.localTimes.map((t) => (/[+-]\d\d:\d\d$|Z$/.test(t) ? Date.parse(t) : NaN));
+  return instants.every((ms) => !Number.isNaN(ms) && fire.excludedBy(Math.floor(ms / 1000)) >= 0);
 }
 
 /** Most excluded times in a row a preview steps over (an exclusion that covers every time named). */

@@ -4,7 +4,7 @@ import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { JobAlreadyExistsError } from '../../src/client/errors';
 import { InvalidArgumentError, TemporalFlowError } from '../../src/errors';
 import { pipeline, PipelineSpecError, UnknownStepError } from '../../src/pipeline';
-import { InvalidPolicyError, InvalidTriggerError } from '../../src/schedule/errors';
+import { InvalidPolicyError, InvalidTriggerError, UnknownHolidaysError } from '../../src/schedule/errors';
 import { connectTest, type TestContext } from '../helpers/temporal';
 
 /*
@@ -41,25 +41,32 @@ const CASES: BadJob[] = [
     says: 'Temporal has no "?": write "*"',
   },
   {
-    name: 'Quartz L',
+    name: 'Quartz L alone in day-of-week',
     verb: 'schedule',
-    options: { cron: '0 9 L * *' },
+    options: { cron: '0 9 * * L' },
     error: InvalidTriggerError,
-    says: 'Temporal has no "last day"',
+    says: '"L" alone means Saturday in Quartz',
   },
   {
-    name: 'Quartz W',
+    name: 'W outside day-of-month',
     verb: 'schedule',
-    options: { cron: '0 9 15W * *' },
+    options: { cron: '0 9 * * 15W' },
     error: InvalidTriggerError,
-    says: 'nearest weekday',
+    says: 'written in day-of-month as L, L-3',
   },
   {
-    name: 'Quartz #',
+    name: 'a comment after #',
     verb: 'schedule',
-    options: { cron: '0 9 * * MON#1' },
+    options: { cron: '0 9 * * MON # weekly' },
     error: InvalidTriggerError,
-    says: '"0 9 1-7 * MON"',
+    says: 'Temporal reads everything after it as a comment',
+  },
+  {
+    name: 'unknown holiday set',
+    verb: 'schedule',
+    options: { cron: '0 9 * * *', exclude: [{ holidays: 'FR' }, { holidays: 'ZZ' }] },
+    error: UnknownHolidaysError,
+    says: '"ZZ" is not a country date-holidays knows',
   },
   {
     name: 'minute out of range',
