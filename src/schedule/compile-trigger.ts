@@ -7,6 +7,7 @@ import { MAX_YEAR, MIN_YEAR, MONTH_NAMES } from './cron-fields';
 import { parseCron } from './cron';
 import { InvalidTriggerError } from './errors';
 import type { FireSpec } from './fire-times';
+import { isNativePolicy, validateDstPolicy, type DstPolicy } from './dst-policy';
 import { describeValue } from '../errors';
 import type {
   CalendarTrigger,
@@ -28,6 +29,26 @@ export interface CompiledTrigger {
   runAt?: Date;
   /** What the spec means, for computing fire times locally ({@link previewTrigger}). */
   fire: FireSpec;
+  /** The DST policy of a cron or calendar trigger (its own, else the default given), when it changes anything. */
+  dst?: DstPolicy;
+}
+
+/** A cron or calendar trigger's DST policy: its own `dst`, else the default; others take none. */
+function dstOf(
+  trigger: Trigger,
+  kind: TriggerKind,
+  defaultDst: DstPolicy | undefined,
+): DstPolicy | undefined {
+  const own = (trigger as { dst?: unknown }).dst;
+  if (own !== undefined && (kind === 'interval' || kind === 'once')) {
+    throw new InvalidTriggerError(
+      'dst',
+      `dst applies to cron and calendar triggers (an ${kind === 'once' ? 'one-off runs at an instant' : 'interval counts in UTC'}, DST does not change it); leave it out`,
+    );
+  }
+  if (kind === 'interval' || kind === 'once') return undefined;
+  const policy = own === undefined ? defaultDst : validateDstPolicy(own);
+  return isNativePolicy(policy) ? undefined : policy;
 }
 
 /**
@@ -148,14 +169,21 @@ function compileRunAt(trigger: OneOffTrigger): Date {
  * Compiles a trigger into a Temporal `ScheduleSpec`.
  *
  * @param defaultTimezone the scheduler's time zone, used when the trigger names none.
- * @throws InvalidTriggerError naming the bad option.
+ * @param defaultDst the scheduler's DST policy, used when a cron or calendar trigger has no `dst`.
+ * @throws InvalidTriggerError naming the bad option (InvalidPolicyError for a bad `dst`).
  */
-export function compileTrigger(trigger: Trigger, defaultTimezone: string): CompiledTrigger {
+export function compileTrigger(
+  trigger: Trigger,
+  defaultTimezone: string,
+  defaultDst?: DstPolicy,
+): CompiledTrigger {
   if (typeof trigger !== 'object' || trigger === null) {
     throw new InvalidTriggerError('trigger', 'a trigger must be an object such as { cron: "0 2 * * *" }');
   }
   const kind = triggerKind(trigger);
   const timezone = validateTimezone(trigger.timezone ?? defaultTimezone);
+  const dst = dstOf(trigger, kind, defaultDst);
+  const withDst = dst ? { dst } : {};
   switch (kind) {
     case 'cron': {
       const crons = (trigger as CronTrigger).cron;
@@ -168,6 +196,7 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
         timezone,
         spec: { cronExpressions: parsed.map((p) => p.source), timezone },
         fire: { timezone, calendars: parsed.map((p) => p.calendar), intervals: [] },
+        ...withDst,
       };
     }
     case 'calendar': {
@@ -177,6 +206,7 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string): Compi
         timezone,
         spec: { calendars: compiled.map((c) => c.spec), timezone },
         fire: { timezone, calendars: compiled.map((c) => c.calendar), intervals: [] },
+        ...withDst,
       };
     }
     case 'interval': {

@@ -3,7 +3,10 @@ import { compileTrigger } from './compile-trigger';
 import { dstWarnings, type DstWarning } from './dst';
 import { parseInstant } from '../parse/instant';
 import { FireTimes } from './fire-times';
+import { MAX_YEAR } from './cron-fields';
 import type { Trigger } from './trigger-types';
+import { nativeTimes, policySpans, policyTimes, type DstPolicy } from './dst-policy';
+import { policyWarning } from './dst-policy-warnings';
 import { describeValue, InvalidArgumentError } from '../errors';
 
 /** One upcoming run. */
@@ -30,6 +33,8 @@ export interface PreviewOptions {
   from?: Date | string;
   /** Zone for a trigger that names none (the scheduler's `timezone`). @default 'UTC' */
   defaultTimezone?: string;
+  /** DST policy for a cron or calendar trigger that has no `dst` (the scheduler's `dst`). @default Temporal's own behaviour */
+  defaultDst?: DstPolicy;
 }
 
 /** Most fire times one preview lists (the server's ListScheduleMatchingTimes stops at 1,000 too). */
@@ -68,16 +73,47 @@ export function previewTrigger(trigger: Trigger, n: number, opts: PreviewOptions
       `n must be a whole number from 1 to ${MAX_PREVIEW}, got ${describeValue(n)}`,
     );
   }
-  const compiled = compileTrigger(trigger, opts.defaultTimezone ?? 'UTC');
+  const compiled = compileTrigger(trigger, opts.defaultTimezone ?? 'UTC', opts.defaultDst);
   const from = fromInstant(opts.from);
   const fire = new FireTimes(compiled.fire);
-  const fireTimes: PreviewFireTime[] = [];
-  let t: number | undefined = from;
-  while (fireTimes.length < n) {
-    t = fire.next(t);
-    if (t === undefined) break;
-    fireTimes.push(format(t, compiled.timezone));
-  }
+  const times = compiled.dst ? policyNext(fire, compiled.dst, from, n) : nativeNext(fire, from, n);
+  const fireTimes = times.map((t) => format(t, compiled.timezone));
   const yearLater = Math.floor(DateTime.fromSeconds(from, { zone: 'UTC' }).plus({ months: 12 }).toSeconds());
-  return { timezone: compiled.timezone, fireTimes, dstWarnings: dstWarnings(fire, from, yearLater) };
+  const warnings = dstWarnings(fire, from, yearLater);
+  if (!compiled.dst) return { timezone: compiled.timezone, fireTimes, dstWarnings: warnings };
+  // Changes a policy side decides are worded by what the policy did; the others keep Temporal's warnings.
+  const spans = policySpans(fire, compiled.dst, from, yearLater).filter(
+    (s) => s.tr.at > from && s.tr.at <= yearLater,
+  );
+  const decided = new Set(spans.map((s) => new Date(s.tr.at * 1000).toISOString().replace('.000Z', 'Z')));
+  const own = spans.flatMap((s) => {
+    const w = policyWarning(fire, s, nativeTimes(fire, s.i0 - 3 * 3600, s.i1 + 3 * 3600));
+    return w ? [w] : [];
+  });
+  return {
+    timezone: compiled.timezone,
+    fireTimes,
+    dstWarnings: [...warnings.filter((w) => !decided.has(w.transition)), ...own].sort((a, b) =>
+      a.transition < b.transition ? -1 : a.transition > b.transition ? 1 : 0,
+    ),
+  };
+}
+
+/** Temporal's own next `n` fire times after `from`. */
+function nativeNext(fire: FireTimes, from: number, n: number): number[] {
+  const out: number[] = [];
+  for (let t = fire.next(from); t !== undefined && out.length < n; t = fire.next(t)) out.push(t);
+  return out;
+}
+
+/** The next `n` times under a DST policy: Temporal's times up to a bound, with the decided spans replaced. */
+function policyNext(fire: FireTimes, policy: DstPolicy, from: number, n: number): number[] {
+  for (let k = n + 8; ; k *= 2) {
+    const native = nativeNext(fire, from, k);
+    // Past the last native time listed, a span may still add runs: look two days further.
+    const to = native.length < k ? Number.MAX_SAFE_INTEGER : native[native.length - 1]!;
+    const bound = Math.min(to + 2 * 86_400, Date.UTC(MAX_YEAR + 1, 0, 1) / 1000);
+    const times = policyTimes(fire, policy, from, bound).filter((t) => t <= to || native.length < k);
+    if (times.length >= n || native.length < k) return times.slice(0, n);
+  }
 }
