@@ -34,6 +34,8 @@ export interface DstPolicy {
 /** What a policy does around one clock change. */
 export type DstRule = NonNullable<DstPolicy['gap']> | NonNullable<DstPolicy['overlap']>;
 
+const DAY = 86_400;
+const HOUR = 3600;
 const GAPS = ['skip', 'shift'] as const;
 const OVERLAPS = ['once', 'twice'] as const;
 
@@ -96,7 +98,10 @@ export interface PolicySpan {
 
 /** The runs the policy yields around one change (see the header). */
 export function policySpan(fire: FireTimes, tr: Transition, rule: DstRule): PolicySpan {
-  const { i0, i1 } = span(fire, tr);
+  // An hour wider than the warnings' span: Temporal's replay can reach past it in a zone whose hours
+  // start at :45 UTC (Chatham runs 04:48 again, one hour late, on its fall-back day).
+  const narrow = span(fire, tr);
+  const [i0, i1] = [narrow.i0 - HOUR, narrow.i1 + HOUR];
   const walls = namedWalls(fire, tr, i0, i1, MAX_EXAMINED + 1);
   if (walls.length > MAX_EXAMINED) {
     throw new InvalidPolicyError(
@@ -121,8 +126,6 @@ export function policySpan(fire: FireTimes, tr: Transition, rule: DstRule): Poli
     walls,
   };
 }
-
-const DAY = 86_400;
 
 /** The changes in `(from, to]` (and a day either side, whose spans may reach in) that the policy decides. */
 export function policySpans(fire: FireTimes, policy: DstPolicy, from: number, to: number): PolicySpan[] {
