@@ -5,6 +5,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  patched,
   setHandler,
   proxyActivities,
   upsertSearchAttributes,
@@ -13,7 +14,7 @@ import {
 import type * as schedulerActivities from '../activities/scheduler-activities';
 import { releaseSlotSignal, semaphoreWorkflowId, type SlotHolder } from './job-semaphore-defs';
 import type { JobErrorEvent, PipelineRunInput, PipelineRunResult, RunJobContext } from './run-types';
-import { reportRunFinished, scheduleLagMs } from './run-finished';
+import { nominalStartIso, reportRunFinished, scheduleLagMs } from './run-finished';
 import { judgedOccurrence } from './coalesce';
 import { judgedBehindPredecessor } from './judged-at';
 import { skippedOutcome, type SkipReason } from './outcomes';
@@ -23,7 +24,8 @@ import { progressQuery } from './interpreter';
 /*
  * The job policies a schedule alone cannot make exact, enforced by the scheduled run itself:
  * misfireGraceTime (a run starting too late after its nominal time is skipped), maxInstances > 1 (a slot
- * of the per-job semaphore is held for the whole run), the one-off clean-up and the durable onError hook.
+ * of the per-job semaphore is held for the whole run), the DST policy's corrections (a fire of Temporal's
+ * that the policy does not run skips itself, reason `dst`), the one-off clean-up and the durable onError hook.
  * Runs started outside a schedule (no `input.job`) go straight to the interpreter, so their histories
  * are unchanged.
  */
@@ -101,6 +103,11 @@ export async function runWithJobGuards(
   let slot: SlotHolder | undefined;
   try {
     const late = scheduleLagMs();
+    // Only runs of a job with a DST policy reach the patch: older histories never carry dstSkips.
+    if (job.dstSkips && patched('tflow-dst-guard')) {
+      const nominal = nominalStartIso();
+      if (nominal && job.dstSkips.includes(nominal)) return skipped(input, job, 'dst', late, undefined);
+    }
     // A late run of a coalescing job is judged by the latest occurrence it stands for (coalesce.ts); a late
     // buffered one, when its skipped predecessor was judged (judged-at.ts).
     const judged: { lateMs: number | undefined; standsFor?: string } = job.coalesce

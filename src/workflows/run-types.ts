@@ -32,6 +32,12 @@ export interface RunJobContext {
    * misfire grace counts from that occurrence). Absent in runs scheduled before temporal-flow set it.
    */
   coalesce?: boolean;
+  /**
+   * The job's DST policy, compiled: nominal times (UTC ISO, `...Z`) of Temporal's fires that the policy
+   * does not run; a run whose nominal time is listed skips itself with reason `dst`. Absent without a
+   * policy (and in runs scheduled before temporal-flow had one).
+   */
+  dstSkips?: string[];
 }
 
 /**
