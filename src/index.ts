@@ -64,6 +64,7 @@ export type {
   CalendarRange,
   CalendarValue,
   DstWarning,
+  DstPolicy,
   PreviewFireTime,
   PreviewOptions,
   TriggerPreview,

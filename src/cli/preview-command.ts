@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { InvalidTriggerError } from '../schedule/errors';
 import { previewTrigger } from '../schedule/preview';
 import type { Trigger } from '../schedule/trigger-types';
+import type { DstPolicy } from '../schedule/dst-policy';
 
 interface PreviewFlags {
   every?: string;
@@ -9,6 +10,8 @@ interface PreviewFlags {
   tz: string;
   count: string;
   from?: string;
+  dstGap?: string;
+  dstOverlap?: string;
   json?: boolean;
 }
 
@@ -27,6 +30,14 @@ export function registerPreviewCommand(program: Command): void {
     .option('--tz <zone>', 'IANA time zone', 'UTC')
     .option('-n, --count <n>', 'how many fire times', '10')
     .option('--from <instant>', 'list times after this ISO 8601 instant (default now)')
+    .option(
+      '--dst-gap <skip|shift>',
+      "with a cron: a local time that does not exist is skipped or shifted to the end of the gap (default: Temporal's own behaviour)",
+    )
+    .option(
+      '--dst-overlap <once|twice>',
+      "with a cron: a local time that happens twice runs once (first occurrence) or twice (default: Temporal's own behaviour)",
+    )
     .option('--json', 'print JSON')
     .action((cron: string | undefined, flags: PreviewFlags) => {
       if ((cron === undefined) === (flags.every === undefined)) {
@@ -37,7 +48,18 @@ export function registerPreviewCommand(program: Command): void {
       }
       const trigger: Trigger =
         cron !== undefined
-          ? { cron, timezone: flags.tz }
+          ? {
+              cron,
+              timezone: flags.tz,
+              ...(flags.dstGap || flags.dstOverlap
+                ? {
+                    dst: {
+                      ...(flags.dstGap ? { gap: flags.dstGap } : {}),
+                      ...(flags.dstOverlap ? { overlap: flags.dstOverlap } : {}),
+                    } as DstPolicy,
+                  }
+                : {}),
+            }
           : { every: flags.every!, ...(flags.offset ? { offset: flags.offset } : {}), timezone: flags.tz };
       const preview = previewTrigger(trigger, Number(flags.count), flags.from ? { from: flags.from } : {});
       if (flags.json) {

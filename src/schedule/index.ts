@@ -25,3 +25,6 @@ export type { PreviewFireTime, PreviewOptions, TriggerPreview } from './preview'
 export type { DstWarning } from './dst';
 export type { FireSpec } from './fire-times';
 export type { CalendarRange } from './trigger-types';
+export { validateDstPolicy } from './dst-policy';
+export type { DstPolicy } from './dst-policy';
+export { DST_HORIZON_YEARS } from './dst-compile';
