@@ -62,16 +62,21 @@ export function createOptions(n: NewJob) {
   const { record, trigger, policies } = n.job;
   const encoded = encodeJobRecord(record);
   const once = trigger.remainingActions !== undefined;
+  const { spec, dstSkips } = scheduleSpec(trigger, policies);
   return {
     scheduleId: n.jobId,
-    spec: scheduleSpec(trigger, policies),
+    spec,
     action: {
       type: 'startWorkflow' as const,
       workflowType: PIPELINE_WORKFLOW_TYPE,
       workflowId: n.jobId,
       taskQueue: n.taskQueue,
       memo: { [ACTION_MEMO_KEY]: record },
-      ...runStartOptions(n.pipeline, n.args, runJobContext(n.jobId, policies, once, record.onError)),
+      ...runStartOptions(
+        n.pipeline,
+        n.args,
+        runJobContext(n.jobId, policies, once, record.onError, dstSkips),
+      ),
     },
     policies: schedulePolicies(policies),
     state: {
@@ -172,10 +177,11 @@ export function rescheduleUpdate(
   const graceMs = { job: policies.misfireGraceMs, scheduler: schedulerGraceMs };
   const due = dueOneOffWithGrace(compiled, graceMs, new Date());
   const once = compiled.remainingActions !== undefined;
-  const context = runJobContext(jobId, policies, once, next.onError);
+  const { spec, dstSkips } = scheduleSpec(compiled, policies);
+  const context = runJobContext(jobId, policies, once, next.onError, dstSkips);
   const update = {
     ...updated(d, { ...input, job: context }, next),
-    spec: scheduleSpec(compiled, policies),
+    spec,
     state: {
       ...d.state,
       remainingActions: once ? compiled.remainingActions : undefined,
@@ -229,10 +235,13 @@ export function modifyUpdate(
   const compiled = editedOutside
     ? undefined
     : (current.compiled ?? compileTrigger(record.trigger, record.timezone));
-  const job = runJobContext(jobId, policies, input.job?.once === true, next.onError);
+  const written = compiled ? scheduleSpec(compiled, policies) : undefined;
+  // A spec edited outside keeps its runs' skips as they were (they name that spec's times, if any).
+  const dstSkips = written ? written.dstSkips : input.job?.dstSkips;
+  const job = runJobContext(jobId, policies, input.job?.once === true, next.onError, dstSkips);
   return {
     ...updated(d, { ...input, args: changes.args ?? input.args, job }, next),
-    spec: compiled ? scheduleSpec(compiled, policies) : d.spec,
+    spec: written ? written.spec : d.spec,
     policies: { ...d.policies, catchupWindow: undefined, ...schedulePolicies(policies) },
     state: { ...d.state, ...(changes.note !== undefined ? { note: changes.note } : {}) },
   };

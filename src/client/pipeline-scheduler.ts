@@ -3,6 +3,7 @@ import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { UnknownStepError } from '../pipeline/errors';
 import { compileTrigger, validateTimezone } from '../schedule/compile-trigger';
+import { validateDstPolicy, type DstPolicy } from '../schedule/dst-policy';
 import { describeValue, InvalidArgumentError } from '../errors';
 import { parseInstant } from '../parse/instant';
 import { compilePolicies, type JobPolicies } from '../schedule/policies';
@@ -49,6 +50,11 @@ export interface PipelineSchedulerOptions {
   taskQueue: string;
   /** Time zone of triggers that name none. @default 'UTC' */
   timezone?: string;
+  /**
+   * DST policy of cron and calendar jobs that set no `dst` (stored with each job it applies to). See
+   * docs/cron-and-timezones.md. @default Temporal's own behaviour
+   */
+  dst?: DstPolicy;
   /** The worker's steps (object or names): jobs naming another step are rejected before anything is created. */
   steps?: Record<string, unknown> | readonly string[];
   /** Activity run on the worker when a scheduled run of any job fails for good (a job's own `onError` wins). */
@@ -74,6 +80,8 @@ export interface PipelineSchedulerOptions {
  */
 export class PipelineScheduler {
   readonly timezone: string;
+  /** The default DST policy (validated), if any. */
+  private readonly dst: DstPolicy | undefined;
   /** Policies every job created here gets unless it sets its own (the scheduler's misfireGraceTime). */
   private readonly jobDefaults: JobPolicies;
   private readonly misfireGraceMs: number | undefined;
@@ -89,6 +97,7 @@ export class PipelineScheduler {
     readonly options: PipelineSchedulerOptions,
   ) {
     this.timezone = validateTimezone(options.timezone ?? 'UTC');
+    this.dst = options.dst === undefined ? undefined : validateDstPolicy(options.dst, 'dst');
     this.knownSteps = knownStepNames(options.steps);
     this.jobDefaults =
       options.misfireGraceTime === undefined
@@ -160,7 +169,7 @@ export class PipelineScheduler {
    * @throws JobConflictError when concurrent edits kept winning (see docs/scheduling.md).
    */
   async rescheduleJob(jobId: string, trigger: Trigger): Promise<void> {
-    const given = asGiven(trigger);
+    const given = asGiven(this.withDefaultDst(trigger));
     const compiled = compileTrigger(given, this.timezone);
     let due: DueOneOff | undefined;
     const d = await this.update(jobId, (current) => {
@@ -297,9 +306,16 @@ export class PipelineScheduler {
     }
   }
 
+  /** A cron or calendar trigger with the scheduler's DST policy when it sets none (stored with the job). */
+  private withDefaultDst<T extends Trigger>(trigger: T): T {
+    if (!this.dst || 'dst' in trigger || !('cron' in trigger || 'calendar' in trigger)) return trigger;
+    return { ...trigger, dst: this.dst };
+  }
+
   /** Validates everything, then creates (or with replaceExisting, updates) the schedule in one call. */
   private async createJob(p: PipelineLike, opts: JobOptions & Trigger): Promise<string> {
-    const { trigger, job, policies: own } = splitOptions(opts);
+    const { trigger: own0, job, policies: own } = splitOptions(opts);
+    const trigger = this.withDefaultDst(own0);
     checkJobFields(job);
     const given: JobPolicies = { ...this.jobDefaults, ...own };
     const pipeline = toPipelineSpec(p);
@@ -354,6 +370,10 @@ export class PipelineScheduler {
    * @throws InvalidTriggerError for an invalid trigger, InvalidArgumentError for an invalid `n` or `from`.
    */
   preview(trigger: Trigger, n: number, opts: { from?: Date | string } = {}): TriggerPreview {
-    return previewTrigger(trigger, n, { ...opts, defaultTimezone: this.timezone });
+    return previewTrigger(trigger, n, {
+      ...opts,
+      defaultTimezone: this.timezone,
+      ...(this.dst ? { defaultDst: this.dst } : {}),
+    });
   }
 }

@@ -174,7 +174,7 @@ describe('job options', () => {
 
   it('names the allowed options when one is unknown', () => {
     expect(() => splitOptions({ cron: '0 2 * * *', max_instances: 2 } as never)).toThrow(
-      'unknown job option "max_instances"; allowed: cron, calendar, every, seconds, minutes, hours, days, weeks, offset, runAt, timezone, jobId, args, note, paused, replaceExisting, onError, maxInstances, coalesce, misfireGraceTime, overlap, catchupWindow, pauseOnFailure, jitter, startAt, endAt',
+      'unknown job option "max_instances"; allowed: cron, calendar, every, seconds, minutes, hours, days, weeks, offset, runAt, timezone, dst, jobId, args, note, paused, replaceExisting, onError, maxInstances, coalesce, misfireGraceTime, overlap, catchupWindow, pauseOnFailure, jitter, startAt, endAt',
     );
   });
 
