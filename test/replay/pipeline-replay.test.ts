@@ -30,7 +30,7 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, buffered, semaphore, redrive', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'job-semaphore.json',
@@ -41,6 +41,7 @@ describe('replay of recorded histories', () => {
         'scheduled-buffered-ran.json',
         'scheduled-buffered-skipped.json',
         'scheduled-coalesced.json',
+        'scheduled-dst-skipped.json',
         'scheduled-guards.json',
         'scheduled-once.json',
         'success.json',
