@@ -77,6 +77,7 @@ export type {
   CalendarRange,
   CalendarValue,
   DstWarning,
+  DstPolicy,
   PreviewFireTime,
   PreviewExcludedDate,
   PreviewOptions,

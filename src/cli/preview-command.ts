@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { InvalidTriggerError } from '../schedule/errors';
 import { previewTrigger } from '../schedule/preview';
 import type { Exclusion, Trigger } from '../schedule/trigger-types';
+import type { DstPolicy } from '../schedule/dst-policy';
 
 interface PreviewFlags {
   exclude?: string[];
@@ -13,6 +14,8 @@ interface PreviewFlags {
   tz: string;
   count: string;
   from?: string;
+  dstGap?: string;
+  dstOverlap?: string;
   json?: boolean;
 }
 
@@ -47,6 +50,14 @@ export function registerPreviewCommand(program: Command): void {
     )
     .option('--business-days', 'Monday to Friday only (and not on the --holidays)')
     .option('--jitter <duration>', "the job's jitter: show the window each run starts in, e.g. 5m")
+    .option(
+      '--dst-gap <skip|shift>',
+      "with a cron: a local time that does not exist is skipped or shifted to the end of the gap (default: Temporal's own behaviour)",
+    )
+    .option(
+      '--dst-overlap <once|twice>',
+      "with a cron: a local time that happens twice runs once (first occurrence) or twice (default: Temporal's own behaviour)",
+    )
     .option('--json', 'print JSON')
     .action((cron: string | undefined, flags: PreviewFlags) => {
       if ((cron === undefined) === (flags.every === undefined)) {
@@ -68,7 +79,19 @@ export function registerPreviewCommand(program: Command): void {
       };
       const trigger: Trigger =
         cron !== undefined
-          ? { cron, timezone: flags.tz, ...exclusions }
+          ? {
+              cron,
+              timezone: flags.tz,
+              ...exclusions,
+              ...(flags.dstGap || flags.dstOverlap
+                ? {
+                    dst: {
+                      ...(flags.dstGap ? { gap: flags.dstGap } : {}),
+                      ...(flags.dstOverlap ? { overlap: flags.dstOverlap } : {}),
+                    } as DstPolicy,
+                  }
+                : {}),
+            }
           : {
               every: flags.every!,
               ...(flags.offset ? { offset: flags.offset } : {}),

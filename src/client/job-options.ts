@@ -1,4 +1,5 @@
 import type { ScheduleOptions } from '@temporalio/client';
+import { dstScheduleSpec } from '../schedule/dst-compile';
 import type { CompiledTrigger } from '../schedule/compile-trigger';
 import { describeValue, InvalidArgumentError } from '../errors';
 import { compilePolicies, type CompiledPolicies, type JobPolicies } from '../schedule/policies';
@@ -91,6 +92,7 @@ export const TRIGGER_KEYS = [
   'timezone',
   'exclude',
   'businessDays',
+  'dst',
 ] as const;
 const JOB_KEYS = [
   'jobId',
@@ -266,13 +268,24 @@ export function asGiven<T extends object>(value: T): T {
 }
 
 /** The schedule spec: the compiled trigger plus the spec-level policies (startAt, endAt, jitter). */
-export function scheduleSpec(compiled: CompiledTrigger, policies: CompiledPolicies): ScheduleOptions['spec'] {
+export function scheduleSpec(compiled: CompiledTrigger, policies: CompiledPolicies): JobSpec {
+  // The DST policy's entries and skips are compiled from now (its horizon moves on every write).
+  const { spec, dst } = dstScheduleSpec(compiled, new Date());
   return {
-    ...compiled.spec,
-    ...(policies.startAt ? { startAt: policies.startAt } : {}),
-    ...(policies.endAt ? { endAt: policies.endAt } : {}),
-    ...(policies.jitterMs !== undefined ? { jitter: policies.jitterMs } : {}),
+    spec: {
+      ...spec,
+      ...(policies.startAt ? { startAt: policies.startAt } : {}),
+      ...(policies.endAt ? { endAt: policies.endAt } : {}),
+      ...(policies.jitterMs !== undefined ? { jitter: policies.jitterMs } : {}),
+    },
+    ...(dst ? { dstSkips: dst.skips } : {}),
   };
+}
+
+/** A job's schedule spec, and the nominal times its runs skip for its DST policy (see dst-compile.ts). */
+export interface JobSpec {
+  spec: ScheduleOptions['spec'];
+  dstSkips?: string[];
 }
 
 /** The schedule policies in Temporal's terms. */
@@ -290,10 +303,12 @@ export function runJobContext(
   policies: CompiledPolicies,
   once: boolean,
   onError: string | undefined,
-  alerts?: RunAlerts,
+  extra: { alerts?: RunAlerts | undefined; dstSkips?: string[] | undefined } = {},
 ): RunJobContext {
+  const { alerts, dstSkips } = extra;
   return {
     jobId,
+    ...(dstSkips ? { dstSkips } : {}),
     ...(policies.misfireGraceMs !== undefined ? { misfireGraceMs: policies.misfireGraceMs } : {}),
     ...(policies.maxInstances > 1 ? { maxInstances: policies.maxInstances } : {}),
     ...(onError ? { onError } : {}),

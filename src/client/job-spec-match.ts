@@ -30,12 +30,27 @@ export function expectedFingerprint(compiled: CompiledTrigger): string {
   );
 }
 
-/** What a schedule's spec means now, as {@link expectedFingerprint} reduces it. */
-export function actualFingerprint(spec: ScheduleSpecDescription): string {
+/** Whether a calendar key names one second of one date, any weekday: the shape of a DST policy entry. */
+const isInstantKey = (key: string) => {
+  const [s, mi, h, d, mo, dow, y] = key.split(' ');
+  return dow === '*' && [s, mi, h, d, mo, y].every((v) => /^\d+$/.test(v ?? ''));
+};
+
+/**
+ * What a schedule's spec means now, as {@link expectedFingerprint} reduces it. With `dstEntries` (the
+ * stored trigger has a DST policy), the entries the policy adds (see schedule/dst-compile.ts: calendars of
+ * one second of one date, intervals with offset 0 whose `every` is an instant after 2001) are left out:
+ * they depend on when the job was written, not on what it means.
+ */
+export function actualFingerprint(spec: ScheduleSpecDescription, dstEntries = false): string {
+  const calendars = (spec.calendars ?? []).map((c) => calendarKey(calendarFromDescription(c)));
+  const intervals = (spec.intervals ?? []).filter(
+    (i) => !(dstEntries && Number(i.offset) === 0 && Number(i.every) >= 1e12),
+  );
   return fingerprint(
     spec.timezone,
-    (spec.calendars ?? []).map((c) => calendarKey(calendarFromDescription(c))),
-    (spec.intervals ?? []).map((i) => `${i.every}/${i.offset}`),
+    dstEntries ? calendars.filter((k) => !isInstantKey(k)) : calendars,
+    intervals.map((i) => `${i.every}/${i.offset}`),
   );
 }
 

@@ -64,7 +64,10 @@ export function readJobState(
 ): JobState {
   const stored = decodeJobRecord(attrs, actionMemo);
   const compiled = stored && spec ? compiledOf(stored.trigger, stored.timezone) : undefined;
-  const unchanged = !stored || !spec || compiled?.fingerprint === actualFingerprint(spec);
+  const unchanged =
+    !stored ||
+    !spec ||
+    compiled?.fingerprint === actualFingerprint(spec, compiled?.compiled.dst !== undefined);
   const record: JobRecord = {
     v: 1,
     trigger: stored && unchanged ? stored.trigger : spec ? triggerFromSpec(spec) : { cron: [] },

@@ -75,9 +75,10 @@ export function createOptions(n: NewJob) {
   const { record, trigger, policies } = n.job;
   const encoded = encodeJobRecord(record);
   const once = trigger.remainingActions !== undefined;
+  const { spec, dstSkips } = scheduleSpec(trigger, policies);
   return {
     scheduleId: n.jobId,
-    spec: scheduleSpec(trigger, policies),
+    spec,
     action: {
       type: 'startWorkflow' as const,
       workflowType: PIPELINE_WORKFLOW_TYPE,
@@ -85,7 +86,10 @@ export function createOptions(n: NewJob) {
       taskQueue: n.taskQueue,
       memo: { [ACTION_MEMO_KEY]: record },
       ...runStartOptions(n.pipeline, n.args, {
-        job: runJobContext(n.jobId, policies, once, record.onError, runAlertsOf(record)),
+        job: runJobContext(n.jobId, policies, once, record.onError, {
+          alerts: runAlertsOf(record),
+          dstSkips,
+        }),
         ...(n.concurrency ? { concurrency: n.concurrency } : {}),
       }),
     },
@@ -193,10 +197,14 @@ export function rescheduleUpdate(
   const graceMs = { job: policies.misfireGraceMs, scheduler: schedulerGraceMs };
   const due = dueOneOffWithGrace(compiled, graceMs, new Date());
   const once = compiled.remainingActions !== undefined;
-  const context = runJobContext(jobId, policies, once, next.onError, runAlertsOf(next));
+  const { spec, dstSkips } = scheduleSpec(compiled, policies);
+  const context = runJobContext(jobId, policies, once, next.onError, {
+    alerts: runAlertsOf(next),
+    dstSkips,
+  });
   const update = {
     ...updated(d, { ...input, job: context }, next),
-    spec: scheduleSpec(compiled, policies),
+    spec,
     state: {
       ...d.state,
       remainingActions: once ? compiled.remainingActions : undefined,
@@ -253,10 +261,16 @@ export function modifyUpdate(
   const compiled = editedOutside
     ? undefined
     : (current.compiled ?? compileTrigger(record.trigger, record.timezone));
-  const job = runJobContext(jobId, policies, input.job?.once === true, next.onError, runAlertsOf(next));
+  const written = compiled ? scheduleSpec(compiled, policies) : undefined;
+  // A spec edited outside keeps its runs' skips as they were (they name that spec's times, if any).
+  const dstSkips = written ? written.dstSkips : input.job?.dstSkips;
+  const job = runJobContext(jobId, policies, input.job?.once === true, next.onError, {
+    alerts: runAlertsOf(next),
+    dstSkips,
+  });
   return {
     ...updated(d, { ...input, args: changes.args ?? input.args, job }, next),
-    spec: compiled ? scheduleSpec(compiled, policies) : d.spec,
+    spec: written ? written.spec : d.spec,
     policies: { ...d.policies, catchupWindow: undefined, ...schedulePolicies(policies) },
     state: { ...d.state, ...(changes.note !== undefined ? { note: changes.note } : {}) },
   };

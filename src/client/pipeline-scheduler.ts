@@ -3,6 +3,7 @@ import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { UnknownStepError } from '../pipeline/errors';
 import { compileTrigger, validateTimezone } from '../schedule/compile-trigger';
+import { validateDstPolicy, type DstPolicy } from '../schedule/dst-policy';
 import { describeValue, InvalidArgumentError } from '../errors';
 import { parseInstant } from '../parse/instant';
 import { compilePolicies, type JobPolicies } from '../schedule/policies';
@@ -58,6 +59,11 @@ export interface PipelineSchedulerOptions extends JobAlerts {
   taskQueue: string;
   /** Time zone of triggers that name none. @default 'UTC' */
   timezone?: string;
+  /**
+   * DST policy of cron and calendar jobs that set no `dst` (stored with each job it applies to). See
+   * docs/cron-and-timezones.md. @default Temporal's own behaviour
+   */
+  dst?: DstPolicy;
   /** The worker's steps (object or names): jobs naming another step are rejected before anything is created. */
   steps?: Record<string, unknown> | readonly string[];
   /** Activity run on the worker when a scheduled run of any job fails for good (a job's own `onError` wins). */
@@ -88,6 +94,8 @@ export interface PipelineSchedulerOptions extends JobAlerts {
  */
 export class PipelineScheduler {
   readonly timezone: string;
+  /** The default DST policy (validated), if any. */
+  private readonly dst: DstPolicy | undefined;
   /** Policies every job created here gets unless it sets its own (the scheduler's misfireGraceTime). */
   private readonly jobDefaults: JobPolicies;
   private readonly misfireGraceMs: number | undefined;
@@ -106,6 +114,7 @@ export class PipelineScheduler {
     readonly options: PipelineSchedulerOptions,
   ) {
     this.timezone = validateTimezone(options.timezone ?? 'UTC');
+    this.dst = options.dst === undefined ? undefined : validateDstPolicy(options.dst, 'dst');
     this.knownSteps = knownStepNames(options.steps);
     this.jobDefaults =
       options.misfireGraceTime === undefined
@@ -180,7 +189,7 @@ export class PipelineScheduler {
    * @throws JobConflictError when concurrent edits kept winning (see docs/scheduling.md).
    */
   async rescheduleJob(jobId: string, trigger: Trigger): Promise<void> {
-    const given = asGiven(trigger);
+    const given = asGiven(this.withDefaultDst(trigger));
     const compiled = compileTrigger(given, this.timezone);
     let due: DueOneOff | undefined;
     const d = await this.update(jobId, (current) => {
@@ -331,9 +340,16 @@ export class PipelineScheduler {
     }
   }
 
+  /** A cron or calendar trigger with the scheduler's DST policy when it sets none (stored with the job). */
+  private withDefaultDst<T extends Trigger>(trigger: T): T {
+    if (!this.dst || 'dst' in trigger || !('cron' in trigger || 'calendar' in trigger)) return trigger;
+    return { ...trigger, dst: this.dst };
+  }
+
   /** Validates everything, then creates (or with replaceExisting, updates) the schedule in one call. */
   private async createJob(p: PipelineLike, opts: JobOptions & Trigger): Promise<string> {
-    const { trigger, job, policies: own } = splitOptions(opts);
+    const { trigger: own0, job, policies: own } = splitOptions(opts);
+    const trigger = this.withDefaultDst(own0);
     checkJobFields(job);
     const given: JobPolicies = { ...this.jobDefaults, ...own };
     const pipeline = toPipelineSpec(p);
@@ -404,7 +420,15 @@ export class PipelineScheduler {
    *
    * @throws InvalidTriggerError for an invalid trigger, InvalidArgumentError for an invalid `n` or `from`.
    */
-  preview(trigger: Trigger, n: number, opts: Omit<PreviewOptions, 'defaultTimezone'> = {}): TriggerPreview {
-    return previewTrigger(trigger, n, { ...opts, defaultTimezone: this.timezone });
+  preview(
+    trigger: Trigger,
+    n: number,
+    opts: Omit<PreviewOptions, 'defaultTimezone' | 'defaultDst'> = {},
+  ): TriggerPreview {
+    return previewTrigger(trigger, n, {
+      ...opts,
+      defaultTimezone: this.timezone,
+      ...(this.dst ? { defaultDst: this.dst } : {}),
+    });
   }
 }

@@ -10,6 +10,7 @@ import { compileExclusions, type CompiledExclusions } from './exclusions';
 import { horizonYears } from './holidays';
 import { misreadCorrections } from './weekday-misread';
 import type { FireSpec } from './fire-times';
+import { isNativePolicy, validateDstPolicy, type DstPolicy } from './dst-policy';
 import { describeValue } from '../errors';
 import type {
   CalendarTrigger,
@@ -33,6 +34,26 @@ export interface CompiledTrigger {
   fire: FireSpec;
   /** The trigger's `exclude` and `businessDays`, as sent in `spec.skip` (absent when it has none). */
   exclusions?: CompiledExclusions;
+  /** The DST policy of a cron or calendar trigger (its own, else the default given), when it changes anything. */
+  dst?: DstPolicy;
+}
+
+/** A cron or calendar trigger's DST policy: its own `dst`, else the default; others take none. */
+function dstOf(
+  trigger: Trigger,
+  kind: TriggerKind,
+  defaultDst: DstPolicy | undefined,
+): DstPolicy | undefined {
+  const own = (trigger as { dst?: unknown }).dst;
+  if (own !== undefined && (kind === 'interval' || kind === 'once')) {
+    throw new InvalidTriggerError(
+      'dst',
+      `dst applies to cron and calendar triggers (an ${kind === 'once' ? 'one-off runs at an instant' : 'interval counts in UTC'}, DST does not change it); leave it out`,
+    );
+  }
+  if (kind === 'interval' || kind === 'once') return undefined;
+  const policy = own === undefined ? defaultDst : validateDstPolicy(own);
+  return isNativePolicy(policy) ? undefined : policy;
 }
 
 /**
@@ -153,11 +174,17 @@ function compileRunAt(trigger: OneOffTrigger): Date {
  * Compiles a trigger into a Temporal `ScheduleSpec`.
  *
  * @param defaultTimezone the scheduler's time zone, used when the trigger names none.
+ * @param defaultDst the scheduler's DST policy, used when a cron or calendar trigger has no `dst`.
  * @param now when the holiday horizon starts (holiday sets in `exclude` are held for its year and the next three).
- * @throws InvalidTriggerError naming the bad option.
+ * @throws InvalidTriggerError naming the bad option (InvalidPolicyError for a bad `dst`).
  */
-export function compileTrigger(trigger: Trigger, defaultTimezone: string, now = new Date()): CompiledTrigger {
-  const { quartz, ...compiled } = compileWhen(trigger, defaultTimezone);
+export function compileTrigger(
+  trigger: Trigger,
+  defaultTimezone: string,
+  defaultDst?: DstPolicy,
+  now = new Date(),
+): CompiledTrigger {
+  const { quartz, ...compiled } = compileWhen(trigger, defaultTimezone, defaultDst);
   const { exclude, businessDays } = trigger as CronTrigger;
   if (compiled.kind === 'once' && (exclude !== undefined || businessDays !== undefined)) {
     throw new InvalidTriggerError(
@@ -187,12 +214,15 @@ export function compileTrigger(trigger: Trigger, defaultTimezone: string, now = 
 function compileWhen(
   trigger: Trigger,
   defaultTimezone: string,
+  defaultDst: DstPolicy | undefined,
 ): CompiledTrigger & { quartz: readonly StructuredCalendar[] } {
   if (typeof trigger !== 'object' || trigger === null) {
     throw new InvalidTriggerError('trigger', 'a trigger must be an object such as { cron: "0 2 * * *" }');
   }
   const kind = triggerKind(trigger);
   const timezone = validateTimezone(trigger.timezone ?? defaultTimezone);
+  const dst = dstOf(trigger, kind, defaultDst);
+  const withDst = dst ? { dst } : {};
   switch (kind) {
     case 'cron': {
       const crons = (trigger as CronTrigger).cron;
@@ -213,6 +243,7 @@ function compileWhen(
         },
         fire: { timezone, calendars: parsed.flatMap((p) => p.calendars), intervals: [] },
         quartz,
+        ...withDst,
       };
     }
     case 'calendar': {
@@ -223,6 +254,7 @@ function compileWhen(
         spec: { calendars: compiled.map((c) => c.spec), timezone },
         fire: { timezone, calendars: compiled.map((c) => c.calendar), intervals: [] },
         quartz: compiled.filter((c) => c.quartz).map((c) => c.calendar),
+        ...withDst,
       };
     }
     case 'interval': {

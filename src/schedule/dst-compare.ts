@@ -56,7 +56,7 @@ export function misreadsWeekday(fire: FireTimes, w: WallTime): boolean {
  * more), the repeated stretch plus an hour either side of a repeat (the replay and the late start reach that
  * far), and whole days whose weekday Temporal misreads (it then skips or adds the whole day).
  */
-function span(fire: FireTimes, tr: Transition): { i0: number; i1: number; weekdayDays: Set<number> } {
+export function span(fire: FireTimes, tr: Transition): { i0: number; i1: number; weekdayDays: Set<number> } {
   let [i0, i1] = [tr.at - (tr.before - tr.after) - HOUR, tr.at + (tr.before - tr.after) + HOUR];
   if (tr.after > tr.before) {
     // The hours a gap touches: the one it starts in (Chatham 02:45) to the end of the one it ends in.
@@ -79,7 +79,7 @@ function span(fire: FireTimes, tr: Transition): { i0: number; i1: number; weekda
 }
 
 /** Named walls (local seconds, increasing) whose instants fall in `[i0, i1)` or in the gap; capped. */
-function namedWalls(fire: FireTimes, tr: Transition, i0: number, i1: number, limit: number): number[] {
+export function namedWalls(fire: FireTimes, tr: Transition, i0: number, i1: number, limit: number): number[] {
   const [l0, l1] = [i0 + tr.before, i1 + tr.after];
   const out: number[] = [];
   for (let day = l0 - (((l0 % DAY) + DAY) % DAY); day < l1 && out.length < limit; day += DAY) {
@@ -99,7 +99,7 @@ function namedWalls(fire: FireTimes, tr: Transition, i0: number, i1: number, lim
 }
 
 /** The instants a wall exists at near the change: none in a gap, two in a repeat. */
-function instantsOf(tr: Transition, wall: number): number[] {
+export function instantsOf(tr: Transition, wall: number): number[] {
   return [wall - tr.before, wall - tr.after].filter((t, i) => (i === 0 ? t < tr.at : t >= tr.at));
 }
 

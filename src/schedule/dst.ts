@@ -20,8 +20,10 @@ export interface DstWarning {
    * `skipped`: a named time does not exist and Temporal does not run it; `shifted`: it does not exist and
    * Temporal runs it later in the same hour; `twice`: a named time happens twice and Temporal runs both;
    * `extra`: Temporal also runs the job at a time the trigger does not name (its repeated-hour handling).
+   * With a DST policy (see dst-policy.ts): `skipped`/`shifted` for a gap, `once`/`twice` for a repeat, as
+   * the policy decided, and `corrected` when the policy only undid Temporal's extra or dropped runs.
    */
-  kind: 'skipped' | 'shifted' | 'twice' | 'extra';
+  kind: 'skipped' | 'shifted' | 'twice' | 'extra' | 'once' | 'corrected';
   /**
    * The local times concerned, as ISO 8601 local date-times: with their offset when they exist
    * (`2026-11-01T01:30:00-04:00`), without one when they do not (`2027-03-28T02:30:00`, skipped or shifted
@@ -75,7 +77,7 @@ function offsetOf(sec: number): string {
 }
 
 /** "clocks go 02:00 -> 03:00": the wall clock just before the change, and just after. */
-function changeText(clock: ZoneClock, at: number): string {
+export function changeText(clock: ZoneClock, at: number): string {
   const b = clock.wall(at - 1);
   const t = new Date(Date.UTC(2000, 0, 1, b.h, b.mi, b.s) + 1000);
   return `clocks go ${hm(t.getUTCHours(), t.getUTCMinutes())} -> ${timeOf(clock.wall(at), false)}`;

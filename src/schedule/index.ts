@@ -28,3 +28,6 @@ export type { PreviewExcludedDate, PreviewFireTime, PreviewOptions, TriggerPrevi
 export type { DstWarning } from './dst';
 export type { FireSpec } from './fire-times';
 export type { CalendarRange } from './trigger-types';
+export { validateDstPolicy } from './dst-policy';
+export type { DstPolicy } from './dst-policy';
+export { DST_HORIZON_YEARS } from './dst-compile';

@@ -5,7 +5,10 @@ import { parseDuration } from '../parse/duration';
 import { dstWarnings, type DstWarning } from './dst';
 import { parseInstant } from '../parse/instant';
 import { FireTimes } from './fire-times';
+import { MAX_YEAR } from './cron-fields';
 import type { Trigger } from './trigger-types';
+import { nativeTimes, policySpans, policyTimes, type DstPolicy } from './dst-policy';
+import { policyWarning } from './dst-policy-warnings';
 import { describeValue, InvalidArgumentError } from '../errors';
 
 /** One upcoming run. */
@@ -53,6 +56,8 @@ export interface PreviewOptions {
   defaultTimezone?: string;
   /** The job's `jitter`: each fire time gets the window its run starts in. @default none */
   jitter?: Duration;
+  /** DST policy for a cron or calendar trigger that has no `dst` (the scheduler's `dst`). @default Temporal's own behaviour */
+  defaultDst?: DstPolicy;
 }
 
 /** Most fire times one preview lists (the server's ListScheduleMatchingTimes stops at 1,000 too). */
@@ -92,40 +97,75 @@ export function previewTrigger(trigger: Trigger, n: number, opts: PreviewOptions
       `n must be a whole number from 1 to ${MAX_PREVIEW}, got ${describeValue(n)}`,
     );
   }
-  const compiled = compileTrigger(trigger, opts.defaultTimezone ?? 'UTC');
+  const compiled = compileTrigger(trigger, opts.defaultTimezone ?? 'UTC', opts.defaultDst);
   const jitterMs = opts.jitter === undefined ? 0 : parseDuration(opts.jitter, 'jitter', { allowZero: true });
   const from = fromInstant(opts.from);
   const fire = new FireTimes(compiled.fire);
   const labels = compiled.exclusions?.skip.map((e) => e.label) ?? [];
-  const fireTimes: PreviewFireTime[] = [];
   const excluded = new Map<string, PreviewExcludedDate>();
-  let t: number | undefined = from;
-  // The server's GetNextTime, step by step: nominal times, the excluded ones noted and stepped over.
-  for (let skipped = 0; fireTimes.length < n && skipped < MAX_EXCLUDED_IN_A_ROW;) {
-    t = fire.nominalNext(t);
-    if (t === undefined) break;
-    const by = fire.excludedBy(t);
-    if (by >= 0) {
-      skipped++;
-      const date = DateTime.fromSeconds(t, { zone: compiled.timezone }).toISODate()!;
-      const entry = excluded.get(date) ?? { date, reason: labels[by]!, runs: 0 };
-      entry.runs++;
-      excluded.set(date, entry);
-      continue;
+  const noteExcluded = (t: number, by: number) => {
+    const date = DateTime.fromSeconds(t, { zone: compiled.timezone }).toISODate()!;
+    const entry = excluded.get(date) ?? { date, reason: labels[by]!, runs: 0 };
+    entry.runs++;
+    excluded.set(date, entry);
+  };
+  let times: number[];
+  if (compiled.dst) {
+    times = policyNext(fire, compiled.dst, from, n);
+    // The policy lists allowed times only: note what exclusions removed up to the last one listed.
+    const last = times[times.length - 1];
+    if (labels.length > 0 && last !== undefined) {
+      for (let t = fire.nominalNext(from); t !== undefined && t <= last; t = fire.nominalNext(t)) {
+        const by = fire.excludedBy(t);
+        if (by >= 0) noteExcluded(t, by);
+      }
     }
-    skipped = 0;
-    fireTimes.push({ ...format(t, compiled.timezone), ...jitterWindow(fire, t, jitterMs) });
+  } else {
+    times = [];
+    let t: number | undefined = from;
+    // The server's GetNextTime, step by step: nominal times, the excluded ones noted and stepped over.
+    for (let skipped = 0; times.length < n && skipped < MAX_EXCLUDED_IN_A_ROW;) {
+      t = fire.nominalNext(t);
+      if (t === undefined) break;
+      const by = fire.excludedBy(t);
+      if (by >= 0) {
+        skipped++;
+        noteExcluded(t, by);
+        continue;
+      }
+      skipped = 0;
+      times.push(t);
+    }
   }
+  const fireTimes: PreviewFireTime[] = times.map((t) => ({
+    ...format(t, compiled.timezone),
+    ...jitterWindow(fire, t, jitterMs),
+  }));
   const yearLater = Math.floor(DateTime.fromSeconds(from, { zone: 'UTC' }).plus({ months: 12 }).toSeconds());
   // DST warnings are about the trigger's own times: a clock change on an excluded day is no news.
   const nominal = new FireTimes({ ...compiled.fire, skip: [] });
   const warnings = dstWarnings(nominal, from, yearLater).filter((w) => !allExcluded(fire, w));
+  const rest = {
+    excludedDates: [...excluded.values()],
+    ...(compiled.exclusions?.horizon ? { holidayHorizon: compiled.exclusions.horizon } : {}),
+  };
+  if (!compiled.dst) return { timezone: compiled.timezone, fireTimes, dstWarnings: warnings, ...rest };
+  // Changes a policy side decides are worded by what the policy did; the others keep Temporal's warnings.
+  const spans = policySpans(fire, compiled.dst, from, yearLater).filter(
+    (s) => s.tr.at > from && s.tr.at <= yearLater,
+  );
+  const decided = new Set(spans.map((s) => new Date(s.tr.at * 1000).toISOString().replace('.000Z', 'Z')));
+  const own = spans.flatMap((s) => {
+    const w = policyWarning(fire, s, nativeTimes(fire, s.i0 - 3 * 3600, s.i1 + 3 * 3600));
+    return w ? [w] : [];
+  });
   return {
     timezone: compiled.timezone,
     fireTimes,
-    dstWarnings: warnings,
-    excludedDates: [...excluded.values()],
-    ...(compiled.exclusions?.horizon ? { holidayHorizon: compiled.exclusions.horizon } : {}),
+    dstWarnings: [...warnings.filter((w) => !decided.has(w.transition)), ...own].sort((a, b) =>
+      a.transition < b.transition ? -1 : a.transition > b.transition ? 1 : 0,
+    ),
+    ...rest,
   };
 }
 
@@ -148,4 +188,23 @@ function jitterWindow(fire: FireTimes, t: number, jitterMs: number): { jitterUnt
   const following = fire.nominalNext(t);
   const untilMs = Math.min(t * 1000 + jitterMs, following === undefined ? Infinity : following * 1000);
   return { jitterUntil: new Date(untilMs).toISOString().replace('.000Z', 'Z') };
+}
+
+/** Temporal's own next `n` fire times after `from`. */
+function nativeNext(fire: FireTimes, from: number, n: number): number[] {
+  const out: number[] = [];
+  for (let t = fire.next(from); t !== undefined && out.length < n; t = fire.next(t)) out.push(t);
+  return out;
+}
+
+/** The next `n` times under a DST policy: Temporal's times up to a bound, with the decided spans replaced. */
+function policyNext(fire: FireTimes, policy: DstPolicy, from: number, n: number): number[] {
+  for (let k = n + 8; ; k *= 2) {
+    const native = nativeNext(fire, from, k);
+    // Past the last native time listed, a span may still add runs: look two days further.
+    const to = native.length < k ? Number.MAX_SAFE_INTEGER : native[native.length - 1]!;
+    const bound = Math.min(to + 2 * 86_400, Date.UTC(MAX_YEAR + 1, 0, 1) / 1000);
+    const times = policyTimes(fire, policy, from, bound).filter((t) => t <= to || native.length < k);
+    if (times.length >= n || native.length < k) return times.slice(0, n);
+  }
 }

@@ -1,4 +1,5 @@
 import type { Duration } from '@temporalio/common';
+import type { DstPolicy } from './dst-policy';
 
 /*
  * What users write to say *when* a job runs. These objects are stored as they were given in the
@@ -31,6 +32,8 @@ export interface CronTrigger extends Exclusions {
   cron: string | string[];
   /** IANA time zone. @default the scheduler's `timezone` (itself 'UTC' by default) */
   timezone?: string;
+  /** What runs on DST days (see docs/cron-and-timezones.md). @default the scheduler's `dst`, else Temporal's own behaviour */
+  dst?: DstPolicy;
 }
 
 /**
@@ -41,6 +44,8 @@ export interface CronTrigger extends Exclusions {
 export interface CalendarTrigger extends Exclusions {
   calendar: CalendarFields | CalendarFields[];
   timezone?: string;
+  /** What runs on DST days (see docs/cron-and-timezones.md). @default the scheduler's `dst`, else Temporal's own behaviour */
+  dst?: DstPolicy;
 }
 
 /** An inclusive range of a calendar field, e.g. `{ start: 'MONDAY', end: 'FRIDAY' }` or `{ start: 0, end: 59, step: 15 }`. */

@@ -5,6 +5,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  patched,
   setHandler,
   proxyActivities,
   upsertSearchAttributes,
@@ -20,7 +21,7 @@ import type {
   RunJobContext,
 } from './run-types';
 import { showProgress } from './current-details';
-import { reportRunFinished, scheduleLagMs } from './run-finished';
+import { nominalStartIso, reportRunFinished, scheduleLagMs } from './run-finished';
 import { judgedOccurrence } from './coalesce';
 import { judgedBehindPredecessor } from './judged-at';
 import { skippedOutcome, type SkipReason } from './outcomes';
@@ -31,8 +32,9 @@ import { alertIfLate, alertSkipped, reportSuccess } from './run-alerts';
 /*
  * The job policies a schedule alone cannot make exact, enforced by the scheduled run itself:
  * misfireGraceTime (a run starting too late after its nominal time is skipped), maxInstances > 1 (a slot
- * of the per-job semaphore is held for the whole run), the one-off clean-up, the durable onError hook and
- * the run's own alerts (onMissed, onLate, the report to the job's watchdog: see run-alerts.ts).
+ * of the per-job semaphore is held for the whole run), the DST policy's corrections (a fire of Temporal's
+ * that the policy does not run skips itself, reason `dst`), the one-off clean-up, the durable onError hook
+ * and the run's own alerts (onMissed, onLate, the report to the job's watchdog: see run-alerts.ts).
  * Runs started outside a schedule (no `input.job`) go straight to the interpreter, so their histories
  * are unchanged.
  */
@@ -115,6 +117,11 @@ export async function runWithJobGuards(
   let lateAlert: Promise<void> | undefined;
   try {
     const late = scheduleLagMs();
+    // Only runs of a job with a DST policy reach the patch: older histories never carry dstSkips.
+    if (job.dstSkips && patched('tflow-dst-guard')) {
+      const nominal = nominalStartIso();
+      if (nominal && job.dstSkips.includes(nominal)) return skipped(input, job, 'dst', late, undefined);
+    }
     // A late run of a coalescing job is judged by the latest occurrence it stands for (coalesce.ts); a late
     // buffered one, when its skipped predecessor was judged (judged-at.ts).
     const judged: { lateMs: number | undefined; standsFor?: string } = job.coalesce

@@ -4,8 +4,11 @@
  * only add. Workflow-safe (no imports), read by the job guards, the client and the activities.
  */
 
-/** Why a scheduled run skipped its steps: `misfire` (started too late), `max-instances` (too many running). */
-export const SKIP_REASONS = ['misfire', 'max-instances'] as const;
+/**
+ * Why a scheduled run skipped its steps: `misfire` (started too late), `max-instances` (too many running),
+ * `dst` (a fire of Temporal's that the job's DST policy does not run, see src/schedule/dst-compile.ts).
+ */
+export const SKIP_REASONS = ['misfire', 'max-instances', 'dst'] as const;
 
 /** One of {@link SKIP_REASONS}. */
 export type SkipReason = (typeof SKIP_REASONS)[number];

@@ -37,7 +37,8 @@ export async function alertSkipped(
   standsFor: string | undefined,
 ): Promise<void> {
   const target = job.alerts?.onMissed;
-  if (!target) return;
+  // A DST skip is the job's own policy at work, not a missed run.
+  if (!target || reason === 'dst') return;
   const nominal = standsFor ?? nominalTime()?.toISOString();
   const why = reason === 'misfire' ? 'started past its misfire grace' : 'maxInstances runs were running';
   await raiseAlert(target, {

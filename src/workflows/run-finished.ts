@@ -37,6 +37,12 @@ export function reportRunStarted(input: PipelineRunInput): void {
   tflow.runStarted(runEventBase(input));
 }
 
+/** The run's nominal (scheduled) time as UTC ISO without milliseconds (`2027-10-31T00:30:00Z`), if scheduled. */
+export function nominalStartIso(): string | undefined {
+  const nominal = workflowInfo().typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
+  return nominal ? nominal.toISOString().replace('.000Z', 'Z') : undefined;
+}
+
 /** How a run ended, for {@link reportRunFinished}; the rest of the event comes from the run itself. */
 export interface RunEnd {
   status: RunFinishedEvent['status'];

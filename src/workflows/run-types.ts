@@ -41,6 +41,12 @@ export interface RunJobContext {
   coalesce?: boolean;
   /** The alerts this run raises itself (onMissed, onLate) and whether it reports to the job's watchdog. */
   alerts?: RunAlerts;
+  /**
+   * The job's DST policy, compiled: nominal times (UTC ISO, `...Z`) of Temporal's fires that the policy
+   * does not run; a run whose nominal time is listed skips itself with reason `dst`. Absent without a
+   * policy (and in runs scheduled before temporal-flow had one).
+   */
+  dstSkips?: string[];
 }
 
 /**

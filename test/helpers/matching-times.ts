@@ -1,3 +1,4 @@
+import type { ScheduleSpec } from '@temporalio/client';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { compileTrigger } from '../../src/schedule/compile-trigger';
 import type { Trigger } from '../../src/schedule/trigger-types';
@@ -32,6 +33,39 @@ export async function serverTimes(
       endTime: msToTs(Date.parse(to)),
     });
     return (res.startTime ?? []).map((ts) => new Date(tsToMs(ts)).toISOString().replace('.000Z', 'Z'));
+  } finally {
+    await handle.delete();
+  }
+}
+
+/**
+ * The times the server fires a schedule spec in each window `(from, to]`: one paused schedule, one
+ * ListScheduleMatchingTimes per window (at most 1,000 times each), then deleted.
+ */
+export async function serverTimesOfSpec(
+  t: TestContext,
+  spec: ScheduleSpec,
+  windows: readonly { from: string; to: string }[],
+): Promise<string[][]> {
+  const scheduleId = t.uid('preview-spec');
+  const handle = await t.client.schedule.create({
+    scheduleId,
+    spec,
+    action: { type: 'startWorkflow', workflowType: PIPELINE_WORKFLOW_TYPE, taskQueue: t.taskQueue, args: [] },
+    state: { paused: true },
+  });
+  try {
+    const out: string[][] = [];
+    for (const { from, to } of windows) {
+      const res = await t.connection.workflowService.listScheduleMatchingTimes({
+        namespace: t.namespace,
+        scheduleId,
+        startTime: msToTs(Date.parse(from)),
+        endTime: msToTs(Date.parse(to)),
+      });
+      out.push((res.startTime ?? []).map((ts) => new Date(tsToMs(ts)).toISOString().replace('.000Z', 'Z')));
+    }
+    return out;
   } finally {
     await handle.delete();
   }

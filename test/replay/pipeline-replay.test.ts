@@ -37,7 +37,7 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, dead letters, rate limit, concurrency key', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, dead letters, rate limit, concurrency key', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -61,6 +61,7 @@ describe('replay of recorded histories', () => {
         'scheduled-buffered-ran.json',
         'scheduled-buffered-skipped.json',
         'scheduled-coalesced.json',
+        'scheduled-dst-skipped.json',
         'scheduled-guards.json',
         'scheduled-once.json',
         'success.json',

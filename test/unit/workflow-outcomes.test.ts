@@ -6,7 +6,8 @@ describe('TflowOutcome values of skipped runs', () => {
   it('writes the persisted strings', () => {
     expect(skippedOutcome('misfire')).toBe('skipped:misfire');
     expect(skippedOutcome('max-instances')).toBe('skipped:max-instances');
-    expect(SKIPPED_OUTCOMES).toEqual(['skipped:misfire', 'skipped:max-instances']);
+    expect(skippedOutcome('dst')).toBe('skipped:dst');
+    expect(SKIPPED_OUTCOMES).toEqual(['skipped:misfire', 'skipped:max-instances', 'skipped:dst']);
   });
 
   it('reads back every reason it writes', () => {
