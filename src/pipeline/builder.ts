@@ -20,6 +20,11 @@ export interface PipelineOptions<Steps = unknown> {
    * and at definition time, so a typo fails before anything is scheduled.
    */
   steps?: Steps;
+  /**
+   * Every step runs as a Temporal local activity unless it says `local: false`; see
+   * {@link StepOptions.local} and docs/pipelines.md, "Local steps". @default false
+   */
+  localSteps?: boolean;
 }
 
 type StepNamesOf<Steps> = Steps extends readonly (infer N)[]
@@ -58,7 +63,7 @@ export class Pipeline<Name extends string = string> {
   /** @internal use {@link pipeline} */
   constructor(
     readonly name: string,
-    private readonly options: { timeoutMs?: number },
+    private readonly options: { timeoutMs?: number; localSteps?: boolean },
     private readonly knownSteps: readonly string[] | undefined,
   ) {}
 
@@ -152,7 +157,7 @@ export class Pipeline<Name extends string = string> {
 
   private compileChecked(name: string, options: StepOptions, at: string): StepSpec {
     this.checkKnown(name, at);
-    const step = compileStep(name, options, at);
+    const step = compileStep(name, options, at, this.options.localSteps ?? false);
     if (step.compensate !== undefined) this.checkKnown(step.compensate, `${at}.compensate`);
     return step;
   }
@@ -184,18 +189,31 @@ export function pipeline<Steps = unknown>(
   }
   checkOptionsObject(options, '', 'pipeline');
   for (const key of Object.keys(options)) {
-    if (key !== 'timeout' && key !== 'steps') {
+    if (key !== 'timeout' && key !== 'steps' && key !== 'localSteps') {
       throw new PipelineSpecError(
         key || '""',
-        `invalid pipeline: unknown option "${key}"; allowed: timeout, steps`,
+        `invalid pipeline: unknown option "${key}"; allowed: timeout, steps, localSteps`,
       );
     }
+  }
+  if (options.localSteps !== undefined && typeof options.localSteps !== 'boolean') {
+    throw new PipelineSpecError(
+      'localSteps',
+      `invalid pipeline: localSteps must be true or false, got ${describeValue(options.localSteps)}`,
+    );
   }
   const timeoutMs =
     options.timeout === undefined
       ? undefined
       : parseDuration(options.timeout, 'timeout', { error: PipelineSpecError });
-  return new Pipeline(name, timeoutMs === undefined ? {} : { timeoutMs }, knownStepNames(options.steps));
+  return new Pipeline(
+    name,
+    {
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(options.localSteps ? { localSteps: true } : {}),
+    },
+    knownStepNames(options.steps),
+  );
 }
 
 /** The worker's step names, from its steps object or a list of names; undefined when not given. */

@@ -1,7 +1,7 @@
 export { pipeline, Pipeline, toPipelineSpec, DEFAULT_MAP_CONCURRENCY } from './builder';
 export type { BranchStep, MapOptions, ParallelOptions, PipelineLike, PipelineOptions } from './builder';
 export type { RetryOptions, StepOptions } from './compile-step';
-export { PipelineSpecError, UnknownStepError } from './errors';
+export { LocalStepOptionError, PipelineSpecError, UnknownStepError } from './errors';
 export {
   activitiesOf,
   activityNodesOf,

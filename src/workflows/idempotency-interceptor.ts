@@ -1,7 +1,8 @@
 /*
  * Workflow interceptor module (registered by createWorker, or given to bundleWorkflowCode through
  * WORKFLOW_INTERCEPTOR_MODULES): puts the run's occurrence (see occurrence.ts) into a header of every
- * activity it schedules, so that a step can build a key that survives retries and redrives.
+ * activity it schedules, so that a step can build a key that survives retries and redrives. A local
+ * step also gets its step path (its `summary`, see step-options.ts), since its activity id is a number.
  *
  * Replay: a header is not part of what Temporal compares on replay (activity type and id are), so runs
  * recorded without it replay unchanged; the commands, their order and their ids are the same as before.
@@ -11,7 +12,7 @@ import {
   workflowInfo,
   type WorkflowInterceptorsFactory,
 } from '@temporalio/workflow';
-import { OCCURRENCE_HEADER, runOccurrence } from './occurrence';
+import { OCCURRENCE_HEADER, runOccurrence, STEP_PATH_HEADER } from './occurrence';
 import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from './run-types';
 import { SCHEDULED_START_TIME_ATTRIBUTE } from './search-attributes';
 
@@ -39,6 +40,18 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
           return next({
             ...input,
             headers: { ...input.headers, [OCCURRENCE_HEADER]: defaultPayloadConverter.toPayload(occurrence) },
+          });
+        },
+        async scheduleLocalActivity(input, next) {
+          if (occurrence === undefined) return next(input);
+          const stepPath = input.options.summary;
+          return next({
+            ...input,
+            headers: {
+              ...input.headers,
+              [OCCURRENCE_HEADER]: defaultPayloadConverter.toPayload(occurrence),
+              ...(stepPath ? { [STEP_PATH_HEADER]: defaultPayloadConverter.toPayload(stepPath) } : {}),
+            },
           });
         },
       },

@@ -3,14 +3,12 @@
  * spec; the order of commands issued here is what recorded histories replay against, so a change to it
  * needs `patched()`.
  */
-import { ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { MapSpec, NodeSpec, ParallelSpec, StepSpec } from '../pipeline/spec';
 import type { ProgressTracker } from './progress';
 import type { Saga } from './saga';
-import { activityOptions, attemptsOf } from './step-options';
+import { attemptsOf, stepActivity } from './step-options';
 import { MAP_INPUT_NOT_ARRAY } from './failure-types';
-
-type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 
 /** A step failed for good (or was cancelled): which one, with what input, after how many attempts. */
 export class StepFailed extends Error {
@@ -50,7 +48,7 @@ async function runActivity(
   ctx: RunContext,
   recordCompletion: boolean,
 ): Promise<unknown> {
-  const fn = proxyActivities<Record<string, AnyActivity>>(activityOptions(step, stepId))[step.activity]!;
+  const fn = stepActivity(step, step.activity, stepId);
   const startedAt = Date.now();
   ctx.progress.started(stepId);
   let output: unknown;

@@ -2,7 +2,14 @@
  * Compiles a step's spec into Temporal activity options, and reads back what a failure says about the
  * attempts made. Changing a default here changes how recorded runs replay: guard it with `patched()`.
  */
-import { ActivityFailure, ApplicationFailure, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 import { RetryState, type RetryPolicy } from '@temporalio/common';
 import type { MapSpec, RetrySpec, StepSpec } from '../pipeline/spec';
 import { ATTEMPT_MARKER_TYPE } from './failure-types';
@@ -38,6 +45,45 @@ export function activityOptions(
     ...(retry ? { retry } : {}),
     activityId,
   };
+}
+
+/**
+ * Local activity options of a local step: the same timeouts and retry policy. A local activity has no
+ * activity id of its own (the SDK numbers it), so the step path travels as its `summary`: the history's
+ * marker names the step, and the idempotency interceptor passes it on to `stepIdempotencyKey()`.
+ */
+export function localActivityOptions(
+  step: StepSpec | MapSpec,
+  stepPath: string,
+  retrySpec: RetrySpec | undefined = step.retry,
+): LocalActivityOptions {
+  const retry = toRetryPolicy(retrySpec);
+  return {
+    startToCloseTimeout: step.startToCloseMs ?? DEFAULT_START_TO_CLOSE_MS,
+    ...(step.scheduleToCloseMs !== undefined ? { scheduleToCloseTimeout: step.scheduleToCloseMs } : {}),
+    ...(retry ? { retry } : {}),
+    summary: stepPath,
+  };
+}
+
+type AnyActivity = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * The function that calls `activity` for a step: a local activity for a local step, else a regular one.
+ * `stepPath` names the call in the history (`<step id>`, `<map id>[i]`, `<step id>:compensate`).
+ */
+export function stepActivity(
+  step: StepSpec | MapSpec,
+  activity: string,
+  stepPath: string,
+  retrySpec: RetrySpec | undefined = step.retry,
+): AnyActivity {
+  if (step.local) {
+    return proxyLocalActivities<Record<string, AnyActivity>>(localActivityOptions(step, stepPath, retrySpec))[
+      activity
+    ]!;
+  }
+  return proxyActivities<Record<string, AnyActivity>>(activityOptions(step, stepPath, retrySpec))[activity]!;
 }
 
 /**
