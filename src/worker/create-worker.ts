@@ -1,12 +1,25 @@
-import path from 'node:path';
 import type { PayloadCodec } from '@temporalio/common';
-import { Worker, type NativeConnection, type WorkerOptions, type InjectedSinks } from '@temporalio/worker';
+import {
+  Runtime,
+  Worker,
+  type NativeConnection,
+  type WorkerOptions,
+  type InjectedSinks,
+} from '@temporalio/worker';
 import { codecDataConverter } from '../codec/data-converter';
 import { TemporalFlowError } from '../errors';
 import type { RunFinishedEvent, TflowSinks } from '../workflows/sinks';
 import { schedulerActivities } from '../activities/scheduler-activities';
 import { attemptInterceptor } from './attempt-interceptor';
 import { occurrenceInterceptor } from './step-idempotency';
+import {
+  lacksInterceptorModules,
+  prebuiltWorkflowBundle,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOWS_PATH,
+} from './workflow-bundle';
+
+export { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH };
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -19,7 +32,12 @@ export interface CreateWorkerOptions {
   steps: Steps;
   /** @default 'default' */
   namespace?: string;
-  /** A pre-built workflow bundle (`bundleWorkflowCode`) to skip bundling at start-up, e.g. in tests. */
+  /**
+   * A pre-built workflow bundle (`bundleWorkflowCode` with {@link WORKFLOW_INTERCEPTOR_MODULES}), e.g. in
+   * tests. @default the bundle `npm run build` ships in `dist/workflow-bundle.js` when the package runs
+   * from its build (no webpack at start-up); from source, or with your own
+   * `workerOptions.interceptors.workflowModules`, the workflows are bundled when the worker starts.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Runs every payload (step arguments and results, run input and result, failure details) through
@@ -36,29 +54,6 @@ export interface CreateWorkerOptions {
 }
 
 /**
- * Path of the workflows entry point: `src/workflows/index.ts` when running from source (tsx, tests),
- * `dist/workflows/index.js` when built. The SDK bundles it with webpack at worker start.
- */
-export const WORKFLOWS_PATH = path.resolve(
-  __dirname,
-  '../workflows',
-  __filename.endsWith('.ts') ? 'index.ts' : 'index.js',
-);
-
-/**
- * Workflow interceptor modules temporal-flow needs in the workflow bundle (the occurrence header behind
- * `stepIdempotencyKey()`). createWorker adds them when it bundles; pass them to `bundleWorkflowCode`'s
- * `workflowInterceptorModules` when you build a bundle yourself.
- */
-export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
-  path.resolve(
-    __dirname,
-    '../workflows',
-    __filename.endsWith('.ts') ? 'idempotency-interceptor.ts' : 'idempotency-interceptor.js',
-  ),
-];
-
-/**
  * Creates the SDK's `Worker` with the pipeline interpreter and the user's steps registered, so that
  * `run()`, `runUntil()` and `shutdown()` work as Temporal users know them.
  */
@@ -70,6 +65,15 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       `step name${clash.length > 1 ? 's' : ''} ${clash.map((n) => `"${n}"`).join(', ')} ${clash.length > 1 ? 'clash' : 'clashes'} with temporal-flow's built-in activities: rename the step`,
     );
   }
+  if (opts.workflowBundle && lacksInterceptorModules(opts.workflowBundle)) {
+    Runtime.instance().logger.warn(
+      "createWorker: the workflowBundle lacks temporal-flow's workflow interceptor modules, so stepIdempotencyKey() falls back to <workflow id>/<step path>, which a redrive changes; build it with bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES] })",
+    );
+  }
+  // The shipped bundle holds only our interceptor modules: with the user's own, bundle at start.
+  const workflowBundle =
+    opts.workflowBundle ??
+    (opts.workerOptions?.interceptors?.workflowModules?.length ? undefined : prebuiltWorkflowBundle());
   const sinks: InjectedSinks<TflowSinks> = {
     tflow: {
       runFinished: {
@@ -96,7 +100,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         attemptInterceptor,
       ],
       // A prebuilt bundle carries its own (the SDK warns when both are given).
-      ...(opts.workflowBundle
+      ...(workflowBundle
         ? {}
         : {
             workflowModules: [
@@ -105,7 +109,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
             ],
           }),
     },
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     sinks,
   });
 }
