@@ -3,7 +3,8 @@
  * the build (dist/) with the workflow bundle `npm run build` ships, against the same process bundling
  * the workflows with webpack when it starts (what createWorker did before). Per side and round: time from
  * process start to polling, RSS once idle, and peak RSS while it serves a burst of runs of the example
- * health-check pipeline started all at once. Builds dist/ first when its bundle is missing.
+ * health-check steps started all at once (without the example's 1-minute run timeout, which a burst on a
+ * loaded machine can exceed). Builds dist/ first when its bundle is missing.
  *
  *   npm run bench -- worker-footprint --rounds 2 --burst 200
  */
@@ -14,7 +15,8 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { readEnv } from '../src/config';
 import { PipelineClient } from '../src/client/pipeline-client';
-import { healthCheck } from '../examples/pipelines';
+import { pipeline } from '../src/pipeline';
+import { steps } from '../examples/steps';
 import { intArg, reportRows, type SummaryRow } from './summary';
 
 const ROUNDS = intArg('rounds', 1);
@@ -32,6 +34,7 @@ interface Figures {
 
 const root = path.resolve(__dirname, '..');
 const MB = 1024 * 1024;
+const healthCheck = pipeline('footprint-health-check', { steps }).step('sampleHost').step('judgeHealth');
 
 function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve, reject) => {
