@@ -1,13 +1,20 @@
 /*
- * The hand-written baseline of bench/pipeline-overhead.bench.ts: the same three no-op activities as
- * the benchmarked pipeline, called in sequence with the same activity options, and nothing else.
- * Bundled on its own (never part of the library's workflow bundle).
+ * The hand-written baselines of bench/pipeline-overhead.bench.ts: the same three no-op activities as
+ * the benchmarked pipelines, called in sequence with the same activity options, and nothing else; once as
+ * regular activities, once as local activities. Bundled on their own (never part of the library's
+ * workflow bundle).
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { noopSteps } from './noop-steps';
 
-const { stepA, stepB, stepC } = proxyActivities<typeof noopSteps>({ startToCloseTimeout: 10 * 60_000 });
+const options = { startToCloseTimeout: 10 * 60_000 };
+const regular = proxyActivities<typeof noopSteps>(options);
+const local = proxyLocalActivities<typeof noopSteps>(options);
 
 export async function baselineWorkflow(x: number): Promise<number> {
-  return stepC(await stepB(await stepA(x)));
+  return regular.stepC(await regular.stepB(await regular.stepA(x)));
+}
+
+export async function baselineLocalWorkflow(x: number): Promise<number> {
+  return local.stepC(await local.stepB(await local.stepA(x)));
 }

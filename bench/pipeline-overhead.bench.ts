@@ -1,11 +1,16 @@
 /*
- * Pipeline interpreter overhead: N runs of a 3-step no-op pipeline through `pipelineWorkflow`, against
- * a hand-written workflow calling the same three activities (bench/baseline-workflows.ts). Same server,
- * same process, same worker settings; the two alternate in rounds (A B B A ...) so that drift in the
- * machine's load hits both alike. Target: the pipeline costs at most 10% more wall time.
+ * Pipeline overhead: a 3-step no-op pipeline through `pipelineWorkflow` (regular steps, then local steps),
+ * against hand-written workflows calling the same three activities (bench/baseline-workflows.ts: regular,
+ * then local activities) and against BullMQ flows of three chained jobs (bench/bullmq-side.ts, when
+ * redis-server is on PATH). Same server, same process, SDK default worker settings, one worker per
+ * library. Two measures:
+ * - throughput at N runs in flight (a pool of N loops, each starting its next run when one ends), for each
+ *   `--inflight` level; sides take turns in rounds whose order rotates, so drift in the machine's load
+ *   hits all alike;
+ * - single-run latency: runs one at a time, p50 and p99, ours against hand-written.
  *
- *   npm run bench -- pipeline-overhead            # 200 runs each
- *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/pipeline-overhead.bench.ts --runs 1000 --batch 50
+ *   npm run bench -- pipeline-overhead
+ *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/pipeline-overhead.bench.ts --runs 100 --inflight 10,50 --latency-runs 50
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -14,31 +19,41 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { readEnv } from '../src/config';
 import { PipelineClient } from '../src/client/pipeline-client';
 import { pipeline } from '../src/pipeline';
-import { createWorker, WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker/create-worker';
+import { createWorker } from '../src/worker/create-worker';
+import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
+import { bullmqUnavailable, startBullmq, type BullmqSide } from './bullmq-side';
 import { noopSteps } from './noop-steps';
-
-/** `--name value` from argv, as a positive integer. */
-function intArg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
+import { intArg, intListArg, reportRows, type SummaryRow } from './summary';
 
 const RUNS = intArg('runs', 200);
-const BATCH = intArg('batch', 10);
-const TARGET_OVERHEAD = 0.1;
+const ROUNDS = intArg('rounds', 2);
+const LEVELS = intListArg('inflight', [10, 50]);
+const LATENCY_RUNS = intArg('latency-runs', 100);
+const BENCH = 'pipeline-overhead';
+
+type Side = 'pipeline' | 'pipelineLocal' | 'handWritten' | 'handWrittenLocal' | 'bullmq';
+const LABELS: Record<Side, string> = {
+  pipeline: 'pipeline (regular steps)',
+  pipelineLocal: 'pipeline (local steps)',
+  handWritten: 'hand-written (regular)',
+  handWrittenLocal: 'hand-written (local)',
+  bullmq: 'BullMQ flow (3 chained jobs)',
+};
+/** Ours against its baseline, as the summary shows them. */
+const PAIRS: [Side, Side][] = [
+  ['pipeline', 'handWritten'],
+  ['pipelineLocal', 'handWritten'],
+  ['pipelineLocal', 'handWrittenLocal'],
+  ['pipeline', 'bullmq'],
+  ['pipelineLocal', 'bullmq'],
+];
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const address = readEnv().temporalAddress ?? 'localhost:7233';
   const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} };
   const [pipelineBundle, baselineBundle] = await Promise.all([
-    bundleWorkflowCode({
-      workflowsPath: WORKFLOWS_PATH,
-      workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-      logger: quiet,
-    }),
+    buildWorkflowBundle(quiet),
     bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'baseline-workflows.ts'), logger: quiet }),
   ]);
   const native = await NativeConnection.connect({ address });
@@ -46,92 +61,148 @@ async function main(): Promise<void> {
   const client = new Client({ connection });
   const pipelineQueue = `bench-pipeline-${randomUUID()}`;
   const baselineQueue = `bench-baseline-${randomUUID()}`;
-  // Same settings on both sides: SDK defaults, one worker each, same process.
   const pipelineWorker = await createWorker({
     connection: native,
     taskQueue: pipelineQueue,
     steps: noopSteps,
-    workflowBundle: pipelineBundle,
+    workflowBundle: { code: pipelineBundle.code },
   });
   const baselineWorker = await Worker.create({
     connection: native,
     taskQueue: baselineQueue,
     activities: noopSteps,
-    workflowBundle: baselineBundle,
+    workflowBundle: { code: baselineBundle.code },
   });
+  const bullmqSkipped = bullmqUnavailable();
+  const bullmq: BullmqSide | undefined = bullmqSkipped ? undefined : await startBullmq(Math.max(...LEVELS));
+  if (bullmqSkipped) console.log(`BullMQ side skipped: ${bullmqSkipped}`);
 
-  const p = pipeline('bench-3-noop', { steps: noopSteps }).step('stepA').step('stepB').step('stepC');
+  const regular = pipeline('bench-3-noop', { steps: noopSteps }).step('stepA').step('stepB').step('stepC');
+  const local = pipeline('bench-3-noop-local', { steps: noopSteps, localSteps: true })
+    .step('stepA')
+    .step('stepB')
+    .step('stepC');
   const pipelines = new PipelineClient(client, { taskQueue: pipelineQueue });
-  const sides = {
-    pipeline: async (x: number) => {
-      const out = await pipelines.run(p, [x], { workflowId: `bench-p-${randomUUID()}` });
-      if (out !== x + 3) throw new Error(`pipeline returned ${String(out)}`);
-    },
-    baseline: async (x: number) => {
-      const out = await client.workflow.execute('baselineWorkflow', {
-        taskQueue: baselineQueue,
-        workflowId: `bench-b-${randomUUID()}`,
-        args: [x],
-      });
-      if (out !== x + 3) throw new Error(`baseline returned ${String(out)}`);
-    },
+  const check = (side: Side, out: unknown, x: number) => {
+    if (out !== x + 3) throw new Error(`${side} returned ${String(out)} for ${x}`);
   };
-  type Side = keyof typeof sides;
-  const elapsed: Record<Side, number> = { pipeline: 0, baseline: 0 };
-  const done: Record<Side, number> = { pipeline: 0, baseline: 0 };
-  /** pipeline time / baseline time of each round: its median shrugs off bursts of load on a shared host. */
-  const roundRatios: number[] = [];
-  const batch = async (side: Side, n: number) => {
+  const handWritten = (workflow: string) => async (x: number) =>
+    client.workflow.execute<(x: number) => Promise<number>>(workflow, {
+      taskQueue: baselineQueue,
+      workflowId: `bench-b-${randomUUID()}`,
+      args: [x],
+    });
+  const runners: Partial<Record<Side, (x: number) => Promise<unknown>>> = {
+    pipeline: (x) => pipelines.run(regular, [x], { workflowId: `bench-p-${randomUUID()}` }),
+    pipelineLocal: (x) => pipelines.run(local, [x], { workflowId: `bench-pl-${randomUUID()}` }),
+    handWritten: handWritten('baselineWorkflow'),
+    handWrittenLocal: handWritten('baselineLocalWorkflow'),
+    ...(bullmq ? { bullmq: (x: number) => bullmq.run(x) } : {}),
+  };
+  const sides = Object.keys(runners) as Side[];
+  const runOnce = async (side: Side, x: number) => check(side, await runners[side]!(x), x);
+
+  /** `n` runs, `inFlight` at a time; wall time in ms. */
+  const pool = async (side: Side, n: number, inFlight: number) => {
+    let next = 0;
     const start = performance.now();
-    await Promise.all(Array.from({ length: n }, (_, i) => sides[side](i)));
+    await Promise.all(
+      Array.from({ length: Math.min(inFlight, n) }, async () => {
+        while (next < n) await runOnce(side, next++);
+      }),
+    );
     return performance.now() - start;
   };
 
-  await Promise.all([pipelineWorker.run(), baselineWorker.run(), measure()]);
-
-  async function measure() {
+  const rows: SummaryRow[] = [];
+  const measure = async () => {
     try {
-      // Warm-up (JIT, workflow caches, task queue creation): not counted.
-      await batch('pipeline', BATCH);
-      await batch('baseline', BATCH);
-      let round = 0;
-      while (done.pipeline < RUNS) {
-        const n = Math.min(BATCH, RUNS - done.pipeline);
-        const order: Side[] = round % 2 === 0 ? ['pipeline', 'baseline'] : ['baseline', 'pipeline'];
-        const took: Record<Side, number> = { pipeline: 0, baseline: 0 };
-        for (const side of order) {
-          took[side] = await batch(side, n);
-          elapsed[side] += took[side];
-          done[side] += n;
+      for (const side of sides) await pool(side, 10, 10); // warm-up: JIT, caches, task queues; not counted
+      for (const level of LEVELS) {
+        const elapsed = Object.fromEntries(sides.map((s) => [s, 0])) as Record<Side, number>;
+        const perRound = Math.max(1, Math.round(RUNS / ROUNDS));
+        for (let round = 0; round < ROUNDS; round++) {
+          const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
+          for (const side of order) elapsed[side] += await pool(side, perRound, level);
         }
-        roundRatios.push(took.pipeline / took.baseline);
-        round++;
+        const throughput = (side: Side) => (perRound * ROUNDS * 1000) / elapsed[side];
+        for (const side of sides) {
+          console.log(`${level} in flight  ${LABELS[side].padEnd(30)} ${throughput(side).toFixed(1)} runs/s`);
+        }
+        for (const [ours, base] of PAIRS) {
+          const metric = `throughput, ${level} in flight`;
+          if (!runners[base]) {
+            rows.push({
+              bench: BENCH,
+              metric,
+              unit: 'runs/s',
+              ours: LABELS[ours],
+              oursValue: 0,
+              skipped: `${LABELS[base]}: ${bullmqSkipped}`,
+            });
+            continue;
+          }
+          rows.push({
+            bench: BENCH,
+            metric,
+            unit: 'runs/s',
+            ours: LABELS[ours],
+            oursValue: throughput(ours),
+            baseline: LABELS[base],
+            baselineValue: throughput(base),
+            ratio: throughput(ours) / throughput(base),
+          });
+        }
+      }
+      // Single-run latency: one run at a time, sides interleaved run by run.
+      const latencies = {
+        pipeline: [] as number[],
+        pipelineLocal: [] as number[],
+        handWritten: [] as number[],
+        handWrittenLocal: [] as number[],
+      };
+      const latencySides = Object.keys(latencies) as (keyof typeof latencies)[];
+      for (let i = 0; i < LATENCY_RUNS; i++) {
+        for (const side of latencySides) {
+          const start = performance.now();
+          await runOnce(side, i);
+          latencies[side].push(performance.now() - start);
+        }
+      }
+      const pct = (values: number[], p: number) => {
+        const sorted = [...values].sort((a, b) => a - b);
+        return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+      };
+      for (const [ours, base] of [
+        ['pipeline', 'handWritten'],
+        ['pipelineLocal', 'handWrittenLocal'],
+      ] as const) {
+        for (const p of [50, 99]) {
+          const o = pct(latencies[ours], p);
+          const b = pct(latencies[base], p);
+          rows.push({
+            bench: BENCH,
+            metric: `latency p${p}, one run at a time`,
+            unit: 'ms',
+            ours: LABELS[ours],
+            oursValue: o,
+            baseline: LABELS[base],
+            baselineValue: b,
+            ratio: o / b,
+          });
+        }
       }
     } finally {
       pipelineWorker.shutdown();
       baselineWorker.shutdown();
     }
-  }
-
-  const throughput = (side: Side) => (done[side] / elapsed[side]) * 1000;
-  const ratio = elapsed.pipeline / elapsed.baseline;
-  const sorted = [...roundRatios].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)]!;
+  };
+  await Promise.all([pipelineWorker.run(), baselineWorker.run(), measure()]);
   console.log(
-    `runs: ${RUNS} per side, ${roundRatios.length} rounds of ${BATCH} concurrent runs, sides alternating (A B, B A, ...)`,
+    `${RUNS} runs per side and level in ${ROUNDS} rounds (rotating order); latency: ${LATENCY_RUNS} runs per side`,
   );
-  console.log(
-    `pipelineWorkflow : ${throughput('pipeline').toFixed(1)} runs/s (${elapsed.pipeline.toFixed(0)} ms)`,
-  );
-  console.log(
-    `hand-written     : ${throughput('baseline').toFixed(1)} runs/s (${elapsed.baseline.toFixed(0)} ms)`,
-  );
-  console.log(
-    `wall-time ratio  : ${ratio.toFixed(3)} total, ${median.toFixed(3)} median of rounds (min ${sorted[0]!.toFixed(3)}, max ${sorted[sorted.length - 1]!.toFixed(3)})`,
-  );
-  console.log(
-    `overhead         : ${((ratio - 1) * 100).toFixed(1)}% total, ${((median - 1) * 100).toFixed(1)}% median; target <= ${TARGET_OVERHEAD * 100}%: ${ratio <= 1 + TARGET_OVERHEAD ? 'MET' : 'NOT MET'} (total)`,
-  );
+  reportRows(rows);
+  await bullmq?.close();
   await native.close();
   await connection.close();
 }

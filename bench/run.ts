@@ -2,18 +2,25 @@
  * `npm run bench`: runs every `bench/*.bench.ts` in turn (or those named on the command line, passing
  * them the `--options` that follow the names) against one embedded dev server, each printing its own
  * figures. Benchmarks print ratios against a baseline run side by side in the same process; nothing here
- * asserts on time.
+ * asserts on time. At the end it prints one summary table of every bench's figures (bench/summary.ts);
+ * `--json <file>` also writes them as JSON.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
+import { formatSummary, readRows } from './summary';
 
 async function main(): Promise<void> {
   const env = readEnv();
   // `npm run bench -- fire-burst --jobs 1000`: names pick benchmarks, `--options` from the first on go to each.
   const argv = process.argv.slice(2);
+  // `--json <file>` is ours, not the benches'.
+  const jsonAt = argv.indexOf('--json');
+  const jsonFile = jsonAt >= 0 ? argv.splice(jsonAt, 2)[1] : undefined;
+  if (jsonAt >= 0 && !jsonFile) throw new Error('--json needs a file name');
   const firstOption = argv.findIndex((a) => a.startsWith('--'));
   const only = firstOption < 0 ? argv : argv.slice(0, firstOption);
   const forwarded = firstOption < 0 ? [] : argv.slice(firstOption);
@@ -28,20 +35,32 @@ async function main(): Promise<void> {
     server = await DevServer.startEphemeral(env);
     address = server.address;
   }
+  const summaryDir = mkdtempSync(path.join(os.tmpdir(), 'tflow-bench-'));
+  const summaryFile = path.join(summaryDir, 'rows.jsonl');
   try {
     for (const file of files) {
       console.log(`\n=== ${file} ===`);
       // Not spawnSync: this process must keep draining the embedded server's output while a bench runs.
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, file), ...forwarded], {
         stdio: 'inherit',
-        env: { ...process.env, TEMPORAL_ADDRESS: address },
+        env: { ...process.env, TEMPORAL_ADDRESS: address, TFLOW_BENCH_SUMMARY: summaryFile },
       });
       const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
         child.once('exit', (c, s) => resolve([c, s])),
       );
       if (code !== 0) throw new Error(`${file} exited with ${code ?? signal}`);
     }
+    const rows = readRows(summaryFile);
+    console.log(`\n=== summary (ours against the baseline run beside it) ===\n${formatSummary(rows)}`);
+    if (jsonFile) {
+      writeFileSync(
+        jsonFile,
+        JSON.stringify({ at: new Date().toISOString(), loadAverage: os.loadavg(), rows }, null, 2),
+      );
+      console.log(`written to ${jsonFile}`);
+    }
   } finally {
+    rmSync(summaryDir, { recursive: true, force: true });
     await server?.stop();
   }
 }

@@ -1,11 +1,13 @@
 /*
- * Create, describe, list and delete N jobs through PipelineScheduler, against the same operations through
- * the raw Temporal ScheduleClient on the same schedules, side by side in the same process (alternating
- * chunks). Prints ops/s per phase, the
- * ratio (ours / raw; the target is within 10%), and how a full listing grows from 100 to N jobs.
+ * Scale: create, list, describe, compute stats of, and delete N jobs through PipelineScheduler, against
+ * the same operations through the raw Temporal ScheduleClient on the same schedules, side by side in the
+ * same process (alternating chunks). Prints the time per operation of each phase, the ratio (ours / raw),
+ * and how a full listing grows from the smallest to the largest of `--sizes` (jobs are created up to each
+ * size in turn; N is the largest). Stats: `getStats()` against the raw reads it stands for (every schedule
+ * listed and described, and the count of running runs).
  *
- *   npm run bench -- scheduler-ops              # N = 1000
- *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/scheduler-ops.bench.ts --jobs 300 --rounds 2 --chunk 50
+ *   npm run bench -- scheduler-ops                          # sizes 1000,10000: slow
+ *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/scheduler-ops.bench.ts --sizes 100,300 --chunk 50
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -18,28 +20,27 @@ import { JOB_MEMO_KEY } from '../src/client/job-memo';
 import { ACTION_MEMO_KEY, encodeJobRecord, type JobRecord } from '../src/client/job-record';
 import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
 import { JOB_SEARCH_ATTRIBUTE } from '../src/workflows/search-attributes';
+import { intArg as arg, intListArg, reportRows, type SummaryRow } from './summary';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const n = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number of 1 or more`);
-  return n;
-}
-const N = arg('jobs', 1000);
-if (N % 2 !== 0) throw new Error('--jobs must be even: half the jobs are deleted each way');
+const SIZES = [...new Set(intListArg('sizes', [1000, 10000]))].sort((a, b) => a - b);
+const N = SIZES[SIZES.length - 1]!;
+if (N % 2 !== 0) throw new Error('the largest of --sizes must be even: half the jobs are deleted each way');
 const ROUNDS = arg('rounds', 1);
 const CONCURRENCY = arg('concurrency', 8);
-const LIST_SAMPLE = Math.min(100, N);
+const LIST_SAMPLE = SIZES[0]!;
 const CHUNK = arg('chunk', 50);
-const LIST_REPEAT = 5;
+const LIST_REPEAT = SIZES.length > 1 ? 3 : 5;
+const STATS_REPEAT = 2;
 
-type Phase = 'create' | 'describe' | 'list' | 'delete' | 'delete-cold';
+type Phase = 'create' | 'describe' | 'list' | 'stats' | 'delete' | 'delete-cold';
 interface Side {
   name: 'temporal-flow' | 'raw';
   create: (id: string) => Promise<unknown>;
   describe: (id: string) => Promise<unknown>;
   /** A full listing; returns how many of this round's jobs it saw. */
   list: (prefix: string) => Promise<number>;
+  /** The stats of every job of the namespace. */
+  stats: () => Promise<unknown>;
   /** Delete through the client that created the job. */
   remove: (id: string) => Promise<unknown>;
   /** Delete through a client that has never seen the job. */
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
       }),
     describe: (id) => scheduler.getJob(id),
     list: async (prefix) => (await scheduler.listJobs()).filter((j) => j.id.startsWith(prefix)).length,
+    stats: () => scheduler.getStats(),
     remove: (id) => scheduler.removeJob(id),
     removeCold: (id) => coldScheduler.removeJob(id),
   };
@@ -152,6 +154,24 @@ async function main(): Promise<void> {
       for await (const s of client.schedule.list()) if (s.scheduleId.startsWith(prefix)) n++;
       return n;
     },
+    // What getStats() reads, raw: every schedule described (its counters), and the runs in flight.
+    stats: async () => {
+      const ids: string[] = [];
+      for await (const s of client.schedule.list()) ids.push(s.scheduleId);
+      let skipped = 0;
+      let next = 0;
+      // 16 describes in flight, as listJobs({ details: true }) does.
+      const lane = async () => {
+        for (let i = next++; i < ids.length; i = next++) {
+          skipped += (await client.schedule.getHandle(ids[i]!).describe()).info.numActionsSkippedOverlap;
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, lane));
+      const running = await client.workflow.count(
+        `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`,
+      );
+      return { jobs: ids.length, skipped, running: running.count };
+    },
     remove: (id) => client.schedule.getHandle(id).delete(),
     removeCold: (id) => client.schedule.getHandle(id).delete(),
   };
@@ -162,11 +182,13 @@ async function main(): Promise<void> {
     create: zero(),
     describe: zero(),
     list: zero(),
+    stats: zero(),
     delete: zero(),
     'delete-cold': zero(),
   };
-  const listSmall = zero();
-  const listFull = zero();
+  const listAt: Record<number, Record<Side['name'], number>> = Object.fromEntries(
+    SIZES.map((n) => [n, zero()]),
+  );
 
   console.log(
     `${N} jobs per side, ${ROUNDS} round(s), chunks of ${CHUNK} alternating sides, ${CONCURRENCY} calls in flight`,
@@ -178,24 +200,30 @@ async function main(): Promise<void> {
       'temporal-flow': Array.from({ length: N }, (_, i) => `${prefixes['temporal-flow']}${i}`),
       raw: Array.from({ length: N }, (_, i) => `${prefixes.raw}${i}`),
     };
-    const head = {
-      'temporal-flow': ids['temporal-flow'].slice(0, LIST_SAMPLE),
-      raw: ids.raw.slice(0, LIST_SAMPLE),
-    };
-    const tail = {
-      'temporal-flow': ids['temporal-flow'].slice(LIST_SAMPLE),
-      raw: ids.raw.slice(LIST_SAMPLE),
-    };
-    await sideBySide(sides, head, (s) => s.create, totals.create);
-    for (const side of sides) await waitListed(side, prefixes[side.name], LIST_SAMPLE);
-    const small = await timeLists(sides, prefixes, LIST_SAMPLE);
-    await sideBySide(sides, tail, (s) => s.create, totals.create);
-    for (const side of sides) await waitListed(side, prefixes[side.name], N);
-    const full = await timeLists(sides, prefixes, N);
-    for (const name of ['temporal-flow', 'raw'] as const) {
-      listSmall[name] += small[name] / ROUNDS;
-      listFull[name] += full[name] / ROUNDS;
-      totals.list[name] += full[name];
+    // Created up to each size in turn, the full listing timed at each.
+    let created = 0;
+    let full = zero();
+    for (const size of SIZES) {
+      const slice = {
+        'temporal-flow': ids['temporal-flow'].slice(created, size),
+        raw: ids.raw.slice(created, size),
+      };
+      await sideBySide(sides, slice, (s) => s.create, totals.create);
+      created = size;
+      for (const side of sides) await waitListed(side, prefixes[side.name], size);
+      const listed = await timeLists(sides, prefixes, size);
+      for (const name of ['temporal-flow', 'raw'] as const) {
+        listAt[size]![name] += listed[name] / ROUNDS;
+      }
+      full = listed;
+    }
+    for (const name of ['temporal-flow', 'raw'] as const) totals.list[name] += full[name];
+    for (let i = 0; i < STATS_REPEAT; i++) {
+      for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+        const start = performance.now();
+        await side.stats();
+        totals.stats[side.name] += (performance.now() - start) / STATS_REPEAT;
+      }
     }
     await sideBySide(sides, ids, (s) => s.describe, totals.describe);
     // Half the jobs are removed by the scheduler that created them, half by one that never saw them.
@@ -212,25 +240,42 @@ async function main(): Promise<void> {
     for (const side of sides) await waitListed(side, prefixes[side.name], 0);
   }
 
-  const rate = (ops: number, ms: number) => (ops * 1000) / ms;
-  console.log('\nphase     temporal-flow ops/s      raw ops/s   ratio (ours/raw)');
-  for (const phase of ['create', 'describe', 'list', 'delete', 'delete-cold'] as Phase[]) {
-    // A listing returns N jobs: reported as jobs listed per second. Each delete phase covers half the jobs.
+  const rows: SummaryRow[] = [];
+  const row = (metric: string, unit: string, ours: number, raw: number) =>
+    rows.push({
+      bench: 'scheduler-ops',
+      metric,
+      unit,
+      ours: 'PipelineScheduler',
+      oursValue: ours,
+      baseline: 'raw ScheduleClient',
+      baselineValue: raw,
+      ratio: ours / raw,
+    });
+  for (const phase of ['create', 'describe', 'delete', 'delete-cold'] as Phase[]) {
+    // Time per call, with CONCURRENCY calls in flight. Each delete phase covers half the jobs.
     const ops = (phase.startsWith('delete') ? N / 2 : N) * ROUNDS;
-    const oursRate = rate(ops, totals[phase]['temporal-flow']);
-    const rawRate = rate(ops, totals[phase].raw);
-    console.log(
-      `${phase.padEnd(11)} ${oursRate.toFixed(0).padStart(17)} ${rawRate.toFixed(0).padStart(14)} ${(oursRate / rawRate).toFixed(2).padStart(18)}`,
+    row(
+      `${phase}, ${N} jobs, ${CONCURRENCY} in flight`,
+      'ms/op',
+      totals[phase]['temporal-flow'] / ops,
+      totals[phase].raw / ops,
     );
   }
-  console.log(
-    `\nfull listing time (each side lists the whole namespace: 2 x jobs), ${LIST_SAMPLE} -> ${N} jobs per side:`,
-  );
+  // Each side lists the whole namespace (both sides' jobs): what a listing really pays.
+  for (const size of SIZES) {
+    row(`full listing at ${size} jobs per side`, 'ms', listAt[size]!['temporal-flow'], listAt[size]!.raw);
+  }
+  row(`stats of ${N} jobs per side`, 'ms', totals.stats['temporal-flow'] / ROUNDS, totals.stats.raw / ROUNDS);
+  console.log(`sizes ${SIZES.join(', ')}; listing growth x${(N / LIST_SAMPLE).toFixed(0)} jobs:`);
   for (const side of ['temporal-flow', 'raw'] as const) {
+    const first = listAt[LIST_SAMPLE]![side];
+    const last = listAt[N]![side];
     console.log(
-      `${side.padEnd(14)} ${listSmall[side].toFixed(1)} ms -> ${listFull[side].toFixed(1)} ms (x${(listFull[side] / listSmall[side]).toFixed(1)} for x${(N / LIST_SAMPLE).toFixed(0)} jobs)`,
+      `  ${side.padEnd(14)} ${first.toFixed(1)} ms -> ${last.toFixed(1)} ms (x${(last / first).toFixed(1)})`,
     );
   }
+  reportRows(rows);
   await connection.close();
 }
 

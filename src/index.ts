@@ -28,6 +28,7 @@ export {
   toPipelineSpec,
   parsePipelineSpec,
   PipelineSpecError,
+  LocalStepOptionError,
   UnknownStepError,
   PIPELINE_SPEC_VERSION,
   DEFAULT_MAP_CONCURRENCY,

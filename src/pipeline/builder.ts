@@ -32,6 +32,11 @@ export interface PipelineOptions<Steps = unknown> {
   concurrencyKey?: (args: unknown[]) => string;
   /** Runs per concurrency key at once (only with `concurrencyKey`). @default 1 */
   maxConcurrent?: number;
+  /**
+   * Every step runs as a Temporal local activity unless it says `local: false`; see
+   * {@link StepOptions.local} and docs/pipelines.md, "Local steps". @default false
+   */
+  localSteps?: boolean;
 }
 
 /** A pipeline's concurrency bound: the key function and how many runs per key. */
@@ -77,7 +82,7 @@ export class Pipeline<Name extends string = string> {
   /** @internal use {@link pipeline} */
   constructor(
     readonly name: string,
-    private readonly options: { timeoutMs?: number },
+    private readonly options: { timeoutMs?: number; localSteps?: boolean },
     private readonly knownSteps: readonly string[] | undefined,
     /** The concurrency bound of its runs (`concurrencyKey`, `maxConcurrent`), if any. */
     readonly concurrency?: PipelineConcurrency,
@@ -224,7 +229,7 @@ export class Pipeline<Name extends string = string> {
 
   private compileChecked(name: string, options: StepOptions, at: string): StepSpec {
     this.checkKnown(name, at);
-    const step = compileStep(name, options, at);
+    const step = compileStep(name, options, at, this.options.localSteps ?? false);
     if (step.compensate !== undefined) this.checkKnown(step.compensate, `${at}.compensate`);
     return step;
   }
@@ -263,6 +268,12 @@ export function pipeline<Steps = unknown>(
       );
     }
   }
+  if (options.localSteps !== undefined && typeof options.localSteps !== 'boolean') {
+    throw new PipelineSpecError(
+      'localSteps',
+      `invalid pipeline: localSteps must be true or false, got ${describeValue(options.localSteps)}`,
+    );
+  }
   const concurrency = compileConcurrency(options);
   const timeoutMs =
     options.timeout === undefined
@@ -270,13 +281,16 @@ export function pipeline<Steps = unknown>(
       : parseDuration(options.timeout, 'timeout', { error: PipelineSpecError });
   return new Pipeline(
     name,
-    timeoutMs === undefined ? {} : { timeoutMs },
+    {
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(options.localSteps ? { localSteps: true } : {}),
+    },
     knownStepNames(options.steps),
     concurrency,
   );
 }
 
-const PIPELINE_OPTIONS = ['timeout', 'steps', 'concurrencyKey', 'maxConcurrent'];
+const PIPELINE_OPTIONS = ['timeout', 'steps', 'localSteps', 'concurrencyKey', 'maxConcurrent'];
 
 function compileConcurrency(options: PipelineOptions<unknown>): PipelineConcurrency | undefined {
   const { concurrencyKey, maxConcurrent } = options;

@@ -2,7 +2,7 @@ import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../parse/duration';
 import { parseRate, type RateInput } from '../parse/rate';
 import { describeValue } from '../errors';
-import { PipelineSpecError } from './errors';
+import { LocalStepOptionError, PipelineSpecError } from './errors';
 import type { RetrySpec, StepSpec } from './spec';
 
 /** Retry policy of a step, in Temporal's terms. Durations are milliseconds or strings such as `'2s'`. */
@@ -44,6 +44,12 @@ export interface StepOptions<Name extends string = string> {
    * @default none
    */
   rateLimit?: RateInput;
+  /**
+   * Run the step (and its compensation) as a Temporal local activity: in the worker that runs the
+   * workflow, with no task queue round trip. For short steps; no `heartbeat`. See docs/pipelines.md,
+   * "Local steps". @default the pipeline's `localSteps` (false)
+   */
+  local?: boolean;
 }
 
 const STEP_OPTIONS = [
@@ -55,6 +61,7 @@ const STEP_OPTIONS = [
   'compensate',
   'compensateRetry',
   'rateLimit',
+  'local',
 ] as const;
 
 const RETRY_OPTIONS = [
@@ -105,16 +112,43 @@ export function checkKeys(options: unknown, allowed: readonly string[], at: stri
 
 /**
  * Compiles builder options of one activity call into the spec's fields (milliseconds, no aliases).
- * `at` is the path used in errors, e.g. `steps[2]`.
+ * `at` is the path used in errors, e.g. `steps[2]`; `localByDefault` is the pipeline's `localSteps`.
+ *
+ * @throws LocalStepOptionError for an option a local step cannot have (`heartbeat`, `rateLimit`).
  */
 export function compileStep(
   name: string,
   options: StepOptions,
   at: string,
-  extraKeys: readonly string[] = [],
+  localByDefault = false,
 ): StepSpec {
-  checkKeys(options, [...STEP_OPTIONS, ...extraKeys], at, 'step');
+  checkKeys(options, STEP_OPTIONS, at, 'step');
   const step: StepSpec = { kind: 'step', id: options.id ?? name, activity: name };
+  if (options.local !== undefined && typeof options.local !== 'boolean') {
+    throw new PipelineSpecError(
+      `${at}.local`,
+      `invalid pipeline: ${at}.local must be true or false, got ${describeValue(options.local)}`,
+    );
+  }
+  const local = options.local ?? localByDefault;
+  if (local && options.heartbeat !== undefined) {
+    throw new LocalStepOptionError(
+      step.id,
+      'heartbeat',
+      `${at}.heartbeat`,
+      'and a local activity has no heartbeat timeout: drop `heartbeat`, or make the step regular with `local: false`',
+    );
+  }
+  if (local && options.rateLimit !== undefined) {
+    throw new LocalStepOptionError(
+      step.id,
+      'rateLimit',
+      `${at}.rateLimit`,
+      'and a local activity runs in the workflow worker, on no task queue a rate limit could hold: drop `rateLimit`, or make the step regular with `local: false`',
+    );
+  }
+  // Only `true` is written: a spec without local steps stays byte-for-byte what it was before the field.
+  if (local) step.local = true;
   if (options.retry) step.retry = compileRetry(options.retry, `${at}.retry`);
   if (options.timeout !== undefined) step.startToCloseMs = specDuration(options.timeout, `${at}.timeout`);
   if (options.scheduleToClose !== undefined) {

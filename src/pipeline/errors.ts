@@ -24,3 +24,21 @@ export class UnknownStepError extends TemporalFlowError {
     );
   }
 }
+
+/**
+ * A local step (`local: true`, or a pipeline's `localSteps`) was given an option that Temporal's local
+ * activities do not have, such as `heartbeat`. `step` is the step's id, `option` the builder option at
+ * fault, and `field` its path, e.g. `steps[1].heartbeat`.
+ */
+export class LocalStepOptionError extends PipelineSpecError {
+  static override readonly code: string = 'INVALID_LOCAL_STEP';
+
+  constructor(
+    readonly step: string,
+    readonly option: string,
+    field: string,
+    reason: string,
+  ) {
+    super(field, `invalid pipeline: ${field}: step "${step}" is local, ${reason}`);
+  }
+}

@@ -11,7 +11,7 @@ export type { RetryOptions, StepOptions } from './compile-step';
 export type { ChildPipelineOptions, ThenOptions, WaitForOptions } from './compile-flow-nodes';
 export { WORKFLOW_ID_PLACEHOLDERS } from './workflow-id';
 export type { WorkflowIdPlaceholder } from './workflow-id';
-export { PipelineSpecError, UnknownStepError } from './errors';
+export { LocalStepOptionError, PipelineSpecError, UnknownStepError } from './errors';
 export {
   activitiesOf,
   activityNodesOf,

@@ -46,6 +46,11 @@ const activityFields = {
   startToCloseMs: positiveMs.optional(),
   scheduleToCloseMs: positiveMs.optional(),
   heartbeatMs: positiveMs.optional(),
+  /**
+   * Runs as a Temporal local activity, in the worker that runs the workflow task (no heartbeat, no
+   * schedule-to-start). Absent means a regular activity; runs recorded before this field never have it.
+   */
+  local: z.boolean().optional(),
   /** Activity that undoes this step; it receives the step's arguments followed by the step's result. */
   compensate: stepNameSchema.optional(),
   compensateRetry: retrySpecSchema.optional(),
@@ -214,12 +219,33 @@ export const pipelineSpecSchema: z.ZodType<PipelineSpec> = z
       }
       seen.add(id);
     };
+    const checkLocal = (step: StepSpec | MapSpec, path: (string | number)[]) => {
+      if (step.local && step.heartbeatMs !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, 'heartbeatMs'],
+          message: `step "${step.id}" is local: a local activity has no heartbeat timeout; drop heartbeatMs or local`,
+        });
+      }
+      if (step.local && step.rateLimitPerSecond !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, 'rateLimitPerSecond'],
+          message: `step "${step.id}" is local: a local activity has no task queue a rate limit could hold; drop rateLimitPerSecond or local`,
+        });
+      }
+    };
     spec.steps.forEach((node, i) => {
       check(node.id, ['steps', i, 'id']);
       if (node.kind === 'parallel') {
         node.branches.forEach((branch, b) =>
-          branch.forEach((step, s) => check(step.id, ['steps', i, 'branches', b, s, 'id'])),
+          branch.forEach((step, s) => {
+            check(step.id, ['steps', i, 'branches', b, s, 'id']);
+            checkLocal(step, ['steps', i, 'branches', b, s]);
+          }),
         );
+      } else if (node.kind === 'step' || node.kind === 'map') {
+        checkLocal(node, ['steps', i]);
       }
     });
   });

@@ -1,6 +1,11 @@
-import path from 'node:path';
 import type { PayloadCodec } from '@temporalio/common';
-import { Worker, type NativeConnection, type WorkerOptions, type InjectedSinks } from '@temporalio/worker';
+import {
+  Runtime,
+  Worker,
+  type NativeConnection,
+  type WorkerOptions,
+  type InjectedSinks,
+} from '@temporalio/worker';
 import { codecDataConverter } from '../codec/data-converter';
 import { TemporalFlowError } from '../errors';
 import type { RunFinishedEvent, RunStartedEvent, TflowSinks } from '../workflows/sinks';
@@ -12,6 +17,14 @@ import { logEvent, logRunFinished, runEventFields, TFLOW_EVENTS } from './run-ev
 import { stepRetryInterceptor, type StepRetriedEvent } from './step-retries';
 import type { PipelineLike } from '../pipeline/builder';
 import { createRateLimitedWorkers, rateLimitsOf, withCompanions } from './rate-limited-workers';
+import {
+  lacksInterceptorModules,
+  prebuiltWorkflowBundle,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOWS_PATH,
+} from './workflow-bundle';
+
+export { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH };
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -24,7 +37,12 @@ export interface CreateWorkerOptions {
   steps: Steps;
   /** @default 'default' */
   namespace?: string;
-  /** A pre-built workflow bundle (`bundleWorkflowCode`) to skip bundling at start-up, e.g. in tests. */
+  /**
+   * A pre-built workflow bundle (`bundleWorkflowCode` with {@link WORKFLOW_INTERCEPTOR_MODULES}), e.g. in
+   * tests. @default the bundle `npm run build` ships in `dist/workflow-bundle.js` when the package runs
+   * from its build (no webpack at start-up); from source, or with your own
+   * `workerOptions.interceptors.workflowModules`, the workflows are bundled when the worker starts.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Runs every payload (step arguments and results, run input and result, failure details) through
@@ -61,29 +79,6 @@ export interface CreateWorkerOptions {
   >;
 }
 
-/**
- * Path of the workflows entry point: `src/workflows/index.ts` when running from source (tsx, tests),
- * `dist/workflows/index.js` when built. The SDK bundles it with webpack at worker start.
- */
-export const WORKFLOWS_PATH = path.resolve(
-  __dirname,
-  '../workflows',
-  __filename.endsWith('.ts') ? 'index.ts' : 'index.js',
-);
-
-/**
- * Workflow interceptor modules temporal-flow needs in the workflow bundle (the occurrence header behind
- * `stepIdempotencyKey()`). createWorker adds them when it bundles; pass them to `bundleWorkflowCode`'s
- * `workflowInterceptorModules` when you build a bundle yourself.
- */
-export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
-  path.resolve(
-    __dirname,
-    '../workflows',
-    __filename.endsWith('.ts') ? 'idempotency-interceptor.ts' : 'idempotency-interceptor.js',
-  ),
-];
-
 /** Names of the built-in activities every worker registers: steps may not take them. */
 export const BUILT_IN_ACTIVITY_NAMES: readonly string[] = [
   ...Object.keys(schedulerActivities),
@@ -110,6 +105,15 @@ export function checkStepNames(steps: Steps): void {
  */
 export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   checkStepNames(opts.steps);
+  if (opts.workflowBundle && lacksInterceptorModules(opts.workflowBundle)) {
+    Runtime.instance().logger.warn(
+      "createWorker: the workflowBundle lacks temporal-flow's workflow interceptor modules, so stepIdempotencyKey() falls back to <workflow id>/<step path>, which a redrive changes; build it with bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES] })",
+    );
+  }
+  // The shipped bundle holds only our interceptor modules: with the user's own, bundle at start.
+  const workflowBundle =
+    opts.workflowBundle ??
+    (opts.workerOptions?.interceptors?.workflowModules?.length ? undefined : prebuiltWorkflowBundle());
   const sinks: InjectedSinks<TflowSinks> = {
     tflow: {
       runStarted: {
@@ -160,7 +164,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       ...opts.workerOptions?.interceptors,
       activity: activityInterceptors,
       // A prebuilt bundle carries its own (the SDK warns when both are given).
-      ...(opts.workflowBundle
+      ...(workflowBundle
         ? {}
         : {
             workflowModules: [
@@ -169,7 +173,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
             ],
           }),
     },
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     sinks,
   });
   const companions = await createRateLimitedWorkers(

@@ -10,6 +10,7 @@
  * ```
  */
 export { createWorker, WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './create-worker';
+export { PREBUILT_WORKFLOW_BUNDLE_PATH } from './workflow-bundle';
 export { stepIdempotencyKey, NotInStepError } from './step-idempotency';
 export type { CreateWorkerOptions, Steps } from './create-worker';
 export type { RunFinishedEvent, RunStartedEvent, RunEventBase } from '../workflows/sinks';

@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, type Headers } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { TemporalFlowError } from '../errors';
-import { OCCURRENCE_HEADER } from '../workflows/occurrence';
+import { OCCURRENCE_HEADER, STEP_PATH_HEADER } from '../workflows/occurrence';
 
 /** `stepIdempotencyKey()` was called outside a step (an activity being executed by a worker). */
 export class NotInStepError extends TemporalFlowError {
@@ -15,18 +15,26 @@ export class NotInStepError extends TemporalFlowError {
   }
 }
 
-/** The occurrence header of each activity being executed, by its context. */
+/** The occurrence (and, for a local step, the step path) headers of each activity being executed. */
 const occurrences = new WeakMap<Context, string>();
+const stepPaths = new WeakMap<Context, string>();
 
-/** Reads the occurrence header the workflow interceptor put on the activity (see occurrence.ts). */
+/** A string header, or undefined. */
+function readHeader(headers: Headers, name: string): string | undefined {
+  const header = headers[name];
+  if (!header) return undefined;
+  const value: unknown = defaultPayloadConverter.fromPayload(header);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Reads the headers the workflow interceptor put on the activity (see occurrence.ts). */
 export const occurrenceInterceptor: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {
     async execute(input, next) {
-      const header = input.headers[OCCURRENCE_HEADER];
-      if (header) {
-        const value: unknown = defaultPayloadConverter.fromPayload(header);
-        if (typeof value === 'string') occurrences.set(ctx, value);
-      }
+      const occurrence = readHeader(input.headers, OCCURRENCE_HEADER);
+      if (occurrence !== undefined) occurrences.set(ctx, occurrence);
+      const stepPath = readHeader(input.headers, STEP_PATH_HEADER);
+      if (stepPath !== undefined) stepPaths.set(ctx, stepPath);
       return next(input);
     },
   },
@@ -55,5 +63,5 @@ export function stepIdempotencyKey(): string {
     throw new NotInStepError({ cause: err });
   }
   const occurrence = occurrences.get(ctx) ?? ctx.info.workflowExecution?.workflowId ?? '';
-  return `${occurrence}/${ctx.info.activityId}`;
+  return `${occurrence}/${stepPaths.get(ctx) ?? ctx.info.activityId}`;
 }

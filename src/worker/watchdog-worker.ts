@@ -3,7 +3,7 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import { createAlertActivities, type AlertDelivery, type AlertHandler } from '../activities/alert-activities';
 import { codecDataConverter } from '../codec/data-converter';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
-import { WORKFLOWS_PATH } from './create-worker';
+import { prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundle';
 
 export interface CreateWatchdogWorkerOptions {
   connection: NativeConnection;
@@ -48,6 +48,11 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
       handlers: opts.alerts ?? {},
       ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
     }),
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...workflowCode(opts.workflowBundle ?? prebuiltWorkflowBundle()),
   });
+}
+
+/** The bundle given or shipped in dist/; from source, the workflows to bundle at start. */
+function workflowCode(bundle: WorkerOptions['workflowBundle']) {
+  return bundle ? { workflowBundle: bundle } : { workflowsPath: WORKFLOWS_PATH };
 }

@@ -1,8 +1,10 @@
 /*
  * Workflow interceptor module (registered by createWorker, or given to bundleWorkflowCode through
  * WORKFLOW_INTERCEPTOR_MODULES): puts the run's occurrence (see occurrence.ts) into a header of every
- * activity it schedules, so that a step can build a key that survives retries and redrives; and the run's
- * pipeline, job and nominal time (run-header.ts), so that the worker's log lines about a step name them.
+ * activity it schedules, so that a step can build a key that survives retries and redrives (a local
+ * step also gets its step path, its `summary`, see step-options.ts, since its activity id is a number);
+ * and the run's pipeline, job and nominal time (run-header.ts), so that the worker's log lines about a
+ * step name them.
  *
  * Replay: a header is not part of what Temporal compares on replay (activity type and id are), so runs
  * recorded without it replay unchanged; the commands, their order and their ids are the same as before.
@@ -12,7 +14,7 @@ import {
   workflowInfo,
   type WorkflowInterceptorsFactory,
 } from '@temporalio/workflow';
-import { OCCURRENCE_HEADER, runOccurrence } from './occurrence';
+import { OCCURRENCE_HEADER, runOccurrence, STEP_PATH_HEADER } from './occurrence';
 import { RUN_HEADER, type RunHeader } from './run-header';
 import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from './run-types';
 import { SCHEDULED_START_TIME_ATTRIBUTE } from './search-attributes';
@@ -52,6 +54,18 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
               ...input.headers,
               [OCCURRENCE_HEADER]: defaultPayloadConverter.toPayload(occurrence),
               ...(run ? { [RUN_HEADER]: defaultPayloadConverter.toPayload(run) } : {}),
+            },
+          });
+        },
+        async scheduleLocalActivity(input, next) {
+          if (occurrence === undefined) return next(input);
+          const stepPath = input.options.summary;
+          return next({
+            ...input,
+            headers: {
+              ...input.headers,
+              [OCCURRENCE_HEADER]: defaultPayloadConverter.toPayload(occurrence),
+              ...(stepPath ? { [STEP_PATH_HEADER]: defaultPayloadConverter.toPayload(stepPath) } : {}),
             },
           });
         },

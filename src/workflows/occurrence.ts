@@ -12,6 +12,12 @@ import type { PipelineRunInput } from './run-types';
 export const OCCURRENCE_HEADER = 'tflow-occurrence';
 
 /**
+ * Name of the header that carries the step path to a local step (a local activity's id is a sequence
+ * number, not the step id). Persisted in the markers of new runs; never rename.
+ */
+export const STEP_PATH_HEADER = 'tflow-step';
+
+/**
  * - a redriven run: the occurrence of the run it redrives (kept along a chain of redrives);
  * - a scheduled run: `<jobId>@<nominal time, ISO>` (Temporal's `TemporalScheduledStartTime`);
  * - any other run: its workflow id.

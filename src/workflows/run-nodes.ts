@@ -4,17 +4,15 @@
  * spec; the order of commands issued here is what recorded histories replay against, so a change to it
  * needs `patched()`.
  */
-import { ApplicationFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { MapSpec, NodeSpec, ParallelSpec, StepSpec } from '../pipeline/spec';
 import type { ProgressTracker } from './progress';
 import type { Saga } from './saga';
-import { activityOptions, attemptsOf } from './step-options';
+import { attemptsOf, stepActivity } from './step-options';
 import { MAP_INPUT_NOT_ARRAY } from './failure-types';
 import { runSleep, runWaitFor, type SignalMailbox } from './wait-nodes';
 import { runChildPipeline } from './child-runs';
 import { rateLimitedTaskQueue } from './rate-limit';
-
-type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 
 /** A step failed for good (or was cancelled): which one, with what input, after how many attempts. */
 export class StepFailed extends Error {
@@ -61,14 +59,16 @@ async function runActivity(
   ctx: RunContext,
   recordCompletion: boolean,
 ): Promise<unknown> {
-  const options = {
-    ...activityOptions(step, stepId),
-    // A rate-limited step (a new option: no recorded run has it) runs on its own queue.
-    ...(step.rateLimitPerSecond !== undefined
-      ? { taskQueue: rateLimitedTaskQueue(workflowInfo().taskQueue, step.activity) }
-      : {}),
-  };
-  const fn = proxyActivities<Record<string, AnyActivity>>(options)[step.activity]!;
+  // A rate-limited step (a new option: no recorded run has it) runs on its own queue.
+  const fn = stepActivity(
+    step,
+    step.activity,
+    stepId,
+    step.retry,
+    step.rateLimitPerSecond !== undefined
+      ? rateLimitedTaskQueue(workflowInfo().taskQueue, step.activity)
+      : undefined,
+  );
   const startedAt = Date.now();
   ctx.progress.started(stepId);
   let output: unknown;

@@ -1,10 +1,8 @@
-import { CancellationScope, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope } from '@temporalio/workflow';
 import type { RetrySpec } from '../pipeline/spec';
 import type { ProgressTracker } from './progress';
 import type { CompensationOutcome } from './run-types';
-import { activityOptions, attemptsOf, rootFailure, type ActivityFields } from './step-options';
-
-type AnyActivity = (...args: unknown[]) => Promise<unknown>;
+import { attemptsOf, rootFailure, stepActivity, type ActivityFields } from './step-options';
 
 /** A node that can be undone: a step, a map item, a child pipeline. */
 export interface Compensable extends ActivityFields {
@@ -43,14 +41,15 @@ export class Saga {
     return CancellationScope.nonCancellable(async () => {
       const outcomes: CompensationOutcome[] = [];
       for (const { step, stepId, compensate, args } of [...this.done].reverse()) {
-        const opts = activityOptions(step, `${stepId}:compensate`, step.compensateRetry ?? step.retry);
-        const fn = proxyActivities<Record<string, AnyActivity>>(opts)[compensate]!;
+        const retry = step.compensateRetry ?? step.retry;
+        // A local step's compensation is local too: same worker, same limits.
+        const fn = stepActivity(step, compensate, `${stepId}:compensate`, retry);
         let outcome: CompensationOutcome;
         try {
           await fn(...args);
           outcome = { stepId, activity: compensate, status: 'completed' };
         } catch (err) {
-          const attempts = attemptsOf(err, step.compensateRetry ?? step.retry);
+          const attempts = attemptsOf(err, retry);
           outcome = {
             stepId,
             activity: compensate,

@@ -6,7 +6,10 @@ import {
   ActivityFailure,
   ApplicationFailure,
   ChildWorkflowFailure,
+  proxyActivities,
+  proxyLocalActivities,
   type ActivityOptions,
+  type LocalActivityOptions,
 } from '@temporalio/workflow';
 import { RetryState, type RetryPolicy } from '@temporalio/common';
 import type { MapSpec, RetrySpec, StepSpec } from '../pipeline/spec';
@@ -31,7 +34,10 @@ export function toRetryPolicy(retry: RetrySpec | undefined): RetryPolicy | undef
 
 /** What activity options are read from: a step, a map, or a child pipeline's compensation (defaults only). */
 export type ActivityFields = Partial<
-  Pick<StepSpec | MapSpec, 'activity' | 'retry' | 'startToCloseMs' | 'scheduleToCloseMs' | 'heartbeatMs'>
+  Pick<
+    StepSpec | MapSpec,
+    'activity' | 'local' | 'retry' | 'startToCloseMs' | 'scheduleToCloseMs' | 'heartbeatMs'
+  >
 >;
 
 /**
@@ -56,6 +62,50 @@ export function activityOptions(
         ? activityId
         : `${activityId}: ${step.activity}`,
   };
+}
+
+/**
+ * Local activity options of a local step: the same timeouts and retry policy. A local activity has no
+ * activity id of its own (the SDK numbers it), so the step path travels as its `summary`: the history's
+ * marker names the step, and the idempotency interceptor passes it on to `stepIdempotencyKey()`.
+ */
+export function localActivityOptions(
+  step: ActivityFields,
+  stepPath: string,
+  retrySpec: RetrySpec | undefined = step.retry,
+): LocalActivityOptions {
+  const retry = toRetryPolicy(retrySpec);
+  return {
+    startToCloseTimeout: step.startToCloseMs ?? DEFAULT_START_TO_CLOSE_MS,
+    ...(step.scheduleToCloseMs !== undefined ? { scheduleToCloseTimeout: step.scheduleToCloseMs } : {}),
+    ...(retry ? { retry } : {}),
+    summary: stepPath,
+  };
+}
+
+type AnyActivity = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * The function that calls `activity` for a step: a local activity for a local step, else a regular one
+ * (on `taskQueue` when given: a rate-limited step's own queue; a local step has none, the builder refuses
+ * both). `stepPath` names the call in the history (`<step id>`, `<map id>[i]`, `<step id>:compensate`).
+ */
+export function stepActivity(
+  step: ActivityFields,
+  activity: string,
+  stepPath: string,
+  retrySpec: RetrySpec | undefined = step.retry,
+  taskQueue?: string,
+): AnyActivity {
+  if (step.local) {
+    return proxyLocalActivities<Record<string, AnyActivity>>(localActivityOptions(step, stepPath, retrySpec))[
+      activity
+    ]!;
+  }
+  const options = activityOptions(step, stepPath, retrySpec);
+  return proxyActivities<Record<string, AnyActivity>>(taskQueue ? { ...options, taskQueue } : options)[
+    activity
+  ]!;
 }
 
 /**

@@ -122,6 +122,29 @@ describe('the built package, imported as a user does', () => {
     });
   });
 
+  it('createWorker finds the workflow bundle npm run build writes into dist/ (and only there)', () => {
+    const pkg = path.join(tmp, 'pkg');
+    const bundlePath = path.join(pkg, 'dist', 'workflow-bundle.js');
+    const probe = `const w = require('temporal-flow/worker');
+         const b = require(require.resolve('temporal-flow/worker').replace(/index\\.js$/, 'workflow-bundle.js'));
+         const found = b.prebuiltWorkflowBundle();
+         console.log(JSON.stringify([w.PREBUILT_WORKFLOW_BUNDLE_PATH, found ?? null, found ? b.lacksInterceptorModules(found) : null]));`;
+    const run = () =>
+      JSON.parse(
+        execFileSync(process.execPath, ['-e', probe], { cwd: consumer, encoding: 'utf8' }),
+      ) as unknown;
+    // tsc alone (this build) writes no bundle: the worker would bundle at start.
+    expect(run()).toEqual([bundlePath, null, null]);
+    // What build-workflow-bundle.js writes (webpack names each module by its path; the real build runs in
+    // `npm run build` and bench/worker-footprint): found, with the interceptor modules.
+    writeFileSync(bundlePath, '/* "./dist/workflows/idempotency-interceptor.js" */');
+    try {
+      expect(run()).toEqual([bundlePath, { codePath: bundlePath }, false]);
+    } finally {
+      rmSync(bundlePath);
+    }
+  });
+
   it('the four entry points load and the package has no path into src/ at runtime', () => {
     const out = execFileSync(
       process.execPath,

@@ -37,7 +37,7 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, dead letters, rate limit, concurrency key', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, dead letters, rate limit, concurrency key, local steps', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -51,6 +51,7 @@ describe('replay of recorded histories', () => {
         'sleep-waitfor.json',
         'job-semaphore.json',
         'job-watchdog.json',
+        'local-steps.json',
         'parallel.json',
         'rate-limited.json',
         'redrive-occurrence.json',

@@ -1,0 +1,64 @@
+/*
+ * The workflow bundle: the interpreter and its interceptor modules, webpacked into the code a worker's
+ * sandbox runs. `npm run build` writes it once into dist/ (build-workflow-bundle.ts), so that a worker
+ * started from the package runs no webpack; from source (tsx, tests) createWorker bundles at start.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  bundleWorkflowCode,
+  type Logger,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+
+/** Whether this module runs from source (`.ts`, through tsx or vitest) rather than from the build. */
+const FROM_SOURCE = __filename.endsWith('.ts');
+
+/**
+ * Path of the workflows entry point: `src/workflows/index.ts` when running from source (tsx, tests),
+ * `dist/workflows/index.js` when built.
+ */
+export const WORKFLOWS_PATH = path.resolve(__dirname, '../workflows', FROM_SOURCE ? 'index.ts' : 'index.js');
+
+/** File name of the interceptor module, the mark a bundle that includes it carries. */
+const INTERCEPTOR_FILE = 'idempotency-interceptor';
+
+/**
+ * Workflow interceptor modules temporal-flow needs in the workflow bundle (the occurrence header behind
+ * `stepIdempotencyKey()`). createWorker adds them when it bundles; pass them to `bundleWorkflowCode`'s
+ * `workflowInterceptorModules` when you build a bundle yourself.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
+  path.resolve(__dirname, '../workflows', `${INTERCEPTOR_FILE}${FROM_SOURCE ? '.ts' : '.js'}`),
+];
+
+/**
+ * Where `npm run build` writes the prebuilt bundle: `dist/workflow-bundle.js`. From source this path
+ * (`src/workflow-bundle.js`) never exists, so a worker started with tsx bundles the code it runs.
+ */
+export const PREBUILT_WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '..', 'workflow-bundle.js');
+
+/** Bundles the workflows with temporal-flow's interceptor modules (what a worker runs). */
+export async function buildWorkflowBundle(logger?: Logger): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    ...(logger ? { logger } : {}),
+  });
+}
+
+/** The bundle shipped in dist/, when this is a build that has one; undefined from source. */
+export function prebuiltWorkflowBundle(): { codePath: string } | undefined {
+  if (FROM_SOURCE || !existsSync(PREBUILT_WORKFLOW_BUNDLE_PATH)) return undefined;
+  return { codePath: PREBUILT_WORKFLOW_BUNDLE_PATH };
+}
+
+/**
+ * Whether a bundle lacks temporal-flow's workflow interceptor modules: webpack names each module it
+ * includes by its path, so a bundle built with them holds the interceptor's file name.
+ */
+export function lacksInterceptorModules(bundle: NonNullable<WorkerOptions['workflowBundle']>): boolean {
+  const code = 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
+  return !code.includes(INTERCEPTOR_FILE);
+}
