@@ -124,4 +124,21 @@ describe('local steps in the builder', () => {
     expect(err).toMatchObject({ field: 'steps[0].branches[0][0].heartbeatMs' });
     expect((err as Error).message).toContain('step "s" is local: a local activity has no heartbeat timeout');
   });
+
+  it('rejects rateLimit on a local step (builder and schema): a local activity has no task queue to limit', () => {
+    const err = thrown(() => pipeline('rl', { steps, localSteps: true }).step('a', { rateLimit: '5/s' }));
+    expect(err).toBeInstanceOf(LocalStepOptionError);
+    expect(err).toMatchObject({ step: 'a', option: 'rateLimit', field: 'steps[0].rateLimit' });
+    const regular = pipeline('rl', { steps, localSteps: true }).step('a', { local: false, rateLimit: '5/s' });
+    expect(regular.spec.steps[0]).toEqual({ kind: 'step', id: 'a', activity: 'a', rateLimitPerSecond: 5 });
+    const spec = thrown(() =>
+      parsePipelineSpec({
+        version: 1,
+        name: 'x',
+        steps: [{ kind: 'step', id: 's', activity: 's', local: true, rateLimitPerSecond: 5 }],
+      }),
+    );
+    expect(spec).toBeInstanceOf(PipelineSpecError);
+    expect(spec).toMatchObject({ field: 'steps[0].rateLimitPerSecond' });
+  });
 });
