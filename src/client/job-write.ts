@@ -244,8 +244,7 @@ export function replaceUpdate(
 
 /**
  * modifyJob: new args, note, policies or onError; the spec keeps its times, and its horizon (holidays,
- * weekday corrections, DST policy) is compiled again from `now` (with no changes, this is the renewal:
- * see {@link renewUpdate}).
+ * weekday corrections, DST policy) is compiled again from `now`.
  *
  * @param now the start of the horizon; the current compile of the trigger is reused when it is not given.
  */
@@ -255,7 +254,31 @@ export function modifyUpdate(
   changes: JobChanges,
   now?: Date,
 ): ScheduleUpdateOptions {
+  return modifiedJob(jobId, d, currentJob(jobId, d), changes, now);
+}
+
+/**
+ * The renewal of a job's horizon (see client/job-renewal.ts): modifyJob with no changes, its trigger
+ * compiled again from `now`; undefined for a job whose spec was edited outside temporal-flow (its spec is
+ * not ours to compile, and a renewal must not adopt the edit as modifyJob does).
+ */
+export function renewalUpdate(
+  jobId: string,
+  d: ScheduleDescription,
+  now: Date,
+): ScheduleUpdateOptions | undefined {
   const current = currentJob(jobId, d);
+  if (current.editedOutside) return undefined;
+  return modifiedJob(jobId, d, current, { alerts: {}, policies: {} }, now);
+}
+
+function modifiedJob(
+  jobId: string,
+  d: ScheduleDescription,
+  current: CurrentJob,
+  changes: JobChanges,
+  now: Date | undefined,
+): ScheduleUpdateOptions {
   const { record, input, editedOutside } = current;
   const given = asGiven({ ...record.policies, ...changes.policies });
   const policies = compilePolicies(given);

@@ -109,6 +109,28 @@ describe('the horizon of a job is renewed by its runs', () => {
     }
   }, 60_000);
 
+  it('a job whose spec was edited outside temporal-flow is not renewed (nor its edit adopted)', async () => {
+    const jobId = t.uid('outside');
+    await scheduler.schedule(p, { jobId, ...horizonTrigger, paused: true });
+    try {
+      await writtenInThePast(jobId);
+      await t.client.schedule.getHandle(jobId).update((prev) => ({
+        ...prev,
+        spec: { cronExpressions: ['0 5 * * *'], timezone: 'Europe/Paris' },
+      }));
+      const before = await t.client.schedule.getHandle(jobId).describe();
+      expect(await renewJobHorizon(t.client, jobId)).toEqual({ renewed: false, reason: 'edited-outside' });
+      const after = await t.client.schedule.getHandle(jobId).describe();
+      expect(after.action.memo).toEqual(before.action.memo);
+      expect(after.spec).toEqual(before.spec);
+      expect(((await scheduler.getJob(jobId)) as ScheduledJobDescription).givenTrigger).toMatchObject({
+        exclude: { holidays: 'FR' },
+      });
+    } finally {
+      await scheduler.removeJob(jobId);
+    }
+  }, 60_000);
+
   it('a run of a job without a horizon leaves its schedule as it is', async () => {
     const jobId = t.uid('plain');
     await scheduler.schedule(p, { jobId, cron: '0 3 * * *', exclude: '2030-01-01', businessDays: true });
