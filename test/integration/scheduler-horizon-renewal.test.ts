@@ -109,6 +109,37 @@ describe('the horizon of a job is renewed by its runs', () => {
     }
   }, 60_000);
 
+  it('two runs that start together both ask, and the job is written once', async () => {
+    const jobId = t.uid('runs');
+    await scheduler.schedule(p, { jobId, ...horizonTrigger, overlap: 'ALLOW_ALL', paused: true });
+    try {
+      await writtenInThePast(jobId);
+      const writesBefore = await writes(jobId);
+      // Two past occurrences (01:30 Paris on 25 and 26 November 2026, no holidays), started at once.
+      await scheduler.backfillJob(jobId, { from: '2026-11-24T12:00:00Z', to: '2026-11-26T12:00:00Z' });
+      const runs = await waitFor('the two backfilled runs', async () => {
+        const d = await t.client.schedule.getHandle(jobId).describe();
+        const ids = d.info.recentActions.map((a) => a.action.workflow.workflowId);
+        return ids.length === 2 ? ids : undefined;
+      });
+      for (const id of runs) {
+        const handle = t.client.workflow.getHandle(id);
+        await handle.result();
+        const history = await handle.fetchHistory();
+        const asked = history.events?.filter(
+          (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'tflowRenewHorizon',
+        );
+        expect(asked).toHaveLength(1);
+      }
+      const writesAfter = await writes(jobId);
+      expect(writesAfter.slice(0, -1)).toEqual(writesBefore);
+      expect(writesAfter).toHaveLength(writesBefore.length + 1);
+      expect(await heldUntil(jobId)).toBe(year + 3);
+    } finally {
+      await scheduler.removeJob(jobId);
+    }
+  }, 60_000);
+
   it('a job whose spec was edited outside temporal-flow is not renewed (nor its edit adopted)', async () => {
     const jobId = t.uid('outside');
     await scheduler.schedule(p, { jobId, ...horizonTrigger, paused: true });
