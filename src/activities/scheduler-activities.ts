@@ -3,6 +3,7 @@ import { ScheduleNotFoundError, WithStartWorkflowOperation, WorkflowNotFoundErro
 import { JobNotFoundError } from '../client/errors';
 import { updateJob } from '../client/job-update';
 import { finishedUpdate } from '../client/job-write';
+import { renewJobHorizon } from '../client/job-renewal';
 import {
   acquireSlotUpdate,
   queueForSlotUpdate,
@@ -123,6 +124,18 @@ export async function tflowJudgedAt(req: JudgedAtRequest): Promise<string | null
   return judgedAt ? judgedAt.toISOString() : null;
 }
 
+/**
+ * Renews the job's horizon (holiday exclusions, weekday corrections, DST policy) when it ends within a
+ * year: asked for by a scheduled run that saw it so (workflows/horizon-renewal.ts). Idempotent: a renewal
+ * that finds the job renewed already (by a run racing this one) writes nothing. See {@link renewJobHorizon}.
+ *
+ * @returns the horizon's new end (UTC ISO), or null when nothing was written.
+ */
+export async function tflowRenewHorizon(jobId: string): Promise<string | null> {
+  const renewal = await renewJobHorizon(Context.current().client, jobId);
+  return renewal.renewed ? (renewal.horizonEnd ?? null) : null;
+}
+
 /** The built-in activities, as createWorker() registers them. */
 export const schedulerActivities = {
   tflowAcquireSlot,
@@ -132,4 +145,5 @@ export const schedulerActivities = {
   tflowLatestOccurrence,
   tflowJudgedAt,
   tflowFileDeadLetter,
+  tflowRenewHorizon,
 };

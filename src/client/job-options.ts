@@ -1,5 +1,6 @@
 import type { ScheduleOptions } from '@temporalio/client';
 import { dstScheduleSpec } from '../schedule/dst-compile';
+import { horizonEnd } from '../schedule/horizon-end';
 import type { CompiledTrigger } from '../schedule/compile-trigger';
 import { describeValue, InvalidArgumentError } from '../errors';
 import { compilePolicies, type CompiledPolicies, type JobPolicies } from '../schedule/policies';
@@ -268,9 +269,14 @@ export function asGiven<T extends object>(value: T): T {
 }
 
 /** The schedule spec: the compiled trigger plus the spec-level policies (startAt, endAt, jitter). */
-export function scheduleSpec(compiled: CompiledTrigger, policies: CompiledPolicies): JobSpec {
+export function scheduleSpec(
+  compiled: CompiledTrigger,
+  policies: CompiledPolicies,
+  now = new Date(),
+): JobSpec {
   // The DST policy's entries and skips are compiled from now (its horizon moves on every write).
-  const { spec, dst } = dstScheduleSpec(compiled, new Date());
+  const { spec, dst } = dstScheduleSpec(compiled, now);
+  const end = horizonEnd(compiled.exclusions, dst);
   return {
     spec: {
       ...spec,
@@ -279,13 +285,18 @@ export function scheduleSpec(compiled: CompiledTrigger, policies: CompiledPolici
       ...(policies.jitterMs !== undefined ? { jitter: policies.jitterMs } : {}),
     },
     ...(dst ? { dstSkips: dst.skips } : {}),
+    ...(end ? { horizonEnd: end } : {}),
   };
 }
 
-/** A job's schedule spec, and the nominal times its runs skip for its DST policy (see dst-compile.ts). */
+/**
+ * A job's schedule spec, the nominal times its runs skip for its DST policy (see dst-compile.ts), and the
+ * end of the horizon it was compiled for (see horizon-end.ts).
+ */
 export interface JobSpec {
   spec: ScheduleOptions['spec'];
   dstSkips?: string[];
+  horizonEnd?: string;
 }
 
 /** The schedule policies in Temporal's terms. */
@@ -303,12 +314,13 @@ export function runJobContext(
   policies: CompiledPolicies,
   once: boolean,
   onError: string | undefined,
-  extra: { alerts?: RunAlerts | undefined; dstSkips?: string[] | undefined } = {},
+  extra: Pick<JobSpec, 'dstSkips' | 'horizonEnd'> & { alerts?: RunAlerts | undefined } = {},
 ): RunJobContext {
-  const { alerts, dstSkips } = extra;
+  const { alerts, dstSkips, horizonEnd: end } = extra;
   return {
     jobId,
     ...(dstSkips ? { dstSkips } : {}),
+    ...(end ? { horizonEnd: end } : {}),
     ...(policies.misfireGraceMs !== undefined ? { misfireGraceMs: policies.misfireGraceMs } : {}),
     ...(policies.maxInstances > 1 ? { maxInstances: policies.maxInstances } : {}),
     ...(onError ? { onError } : {}),

@@ -75,7 +75,7 @@ export function createOptions(n: NewJob) {
   const { record, trigger, policies } = n.job;
   const encoded = encodeJobRecord(record);
   const once = trigger.remainingActions !== undefined;
-  const { spec, dstSkips } = scheduleSpec(trigger, policies);
+  const { spec, dstSkips, horizonEnd } = scheduleSpec(trigger, policies);
   return {
     scheduleId: n.jobId,
     spec,
@@ -89,6 +89,7 @@ export function createOptions(n: NewJob) {
         job: runJobContext(n.jobId, policies, once, record.onError, {
           alerts: runAlertsOf(record),
           dstSkips,
+          horizonEnd,
         }),
         ...(n.concurrency ? { concurrency: n.concurrency } : {}),
       }),
@@ -197,10 +198,11 @@ export function rescheduleUpdate(
   const graceMs = { job: policies.misfireGraceMs, scheduler: schedulerGraceMs };
   const due = dueOneOffWithGrace(compiled, graceMs, new Date());
   const once = compiled.remainingActions !== undefined;
-  const { spec, dstSkips } = scheduleSpec(compiled, policies);
+  const { spec, dstSkips, horizonEnd } = scheduleSpec(compiled, policies);
   const context = runJobContext(jobId, policies, once, next.onError, {
     alerts: runAlertsOf(next),
     dstSkips,
+    horizonEnd,
   });
   const update = {
     ...updated(d, { ...input, job: context }, next),
@@ -240,13 +242,43 @@ export function replaceUpdate(
   return { ...rest, state: kept };
 }
 
-/** modifyJob: new args, note, policies or onError; the spec keeps its times. */
+/**
+ * modifyJob: new args, note, policies or onError; the spec keeps its times, and its horizon (holidays,
+ * weekday corrections, DST policy) is compiled again from `now`.
+ *
+ * @param now the start of the horizon; the current compile of the trigger is reused when it is not given.
+ */
 export function modifyUpdate(
   jobId: string,
   d: ScheduleDescription,
   changes: JobChanges,
+  now?: Date,
 ): ScheduleUpdateOptions {
+  return modifiedJob(jobId, d, currentJob(jobId, d), changes, now);
+}
+
+/**
+ * The renewal of a job's horizon (see client/job-renewal.ts): modifyJob with no changes, its trigger
+ * compiled again from `now`; undefined for a job whose spec was edited outside temporal-flow (its spec is
+ * not ours to compile, and a renewal must not adopt the edit as modifyJob does).
+ */
+export function renewalUpdate(
+  jobId: string,
+  d: ScheduleDescription,
+  now: Date,
+): ScheduleUpdateOptions | undefined {
   const current = currentJob(jobId, d);
+  if (current.editedOutside) return undefined;
+  return modifiedJob(jobId, d, current, { alerts: {}, policies: {} }, now);
+}
+
+function modifiedJob(
+  jobId: string,
+  d: ScheduleDescription,
+  current: CurrentJob,
+  changes: JobChanges,
+  now: Date | undefined,
+): ScheduleUpdateOptions {
   const { record, input, editedOutside } = current;
   const given = asGiven({ ...record.policies, ...changes.policies });
   const policies = compilePolicies(given);
@@ -260,13 +292,17 @@ export function modifyUpdate(
   // A schedule without a record (only the spec's meaning) has its trigger compiled here for the first time.
   const compiled = editedOutside
     ? undefined
-    : (current.compiled ?? compileTrigger(record.trigger, record.timezone));
-  const written = compiled ? scheduleSpec(compiled, policies) : undefined;
-  // A spec edited outside keeps its runs' skips as they were (they name that spec's times, if any).
+    : now
+      ? compileTrigger(record.trigger, record.timezone, undefined, now)
+      : (current.compiled ?? compileTrigger(record.trigger, record.timezone));
+  const written = compiled ? scheduleSpec(compiled, policies, now) : undefined;
+  // A spec edited outside keeps its runs' skips as they were (they name that spec's times, if any), and
+  // has no horizon of ours left to renew.
   const dstSkips = written ? written.dstSkips : input.job?.dstSkips;
   const job = runJobContext(jobId, policies, input.job?.once === true, next.onError, {
     alerts: runAlertsOf(next),
     dstSkips,
+    horizonEnd: written?.horizonEnd,
   });
   return {
     ...updated(d, { ...input, args: changes.args ?? input.args, job }, next),

@@ -193,13 +193,15 @@ export function compileTrigger(
     );
   }
   const given = compileExclusions(exclude, businessDays, now);
-  const corrections = misreadCorrections(
-    quartz,
-    compiled.fire.calendars,
-    compiled.timezone,
-    horizonYears(now),
-  );
-  const exclusions = { ...given, skip: [...given.skip, ...corrections] };
+  const years = horizonYears(now);
+  const corrections = misreadCorrections(quartz, compiled.fire.calendars, compiled.timezone, years);
+  // The weekday corrections are held for the holidays' years: they too end with the horizon.
+  const horizon =
+    given.horizon ?? (corrections.length > 0 ? { from: years[0]!, to: years[years.length - 1]! } : undefined);
+  const exclusions = {
+    skip: [...given.skip, ...corrections],
+    ...(horizon ? { horizon } : {}),
+  };
   if (exclusions.skip.length === 0) return compiled;
   const skip = exclusions.skip.map((e) => e.calendar);
   return {

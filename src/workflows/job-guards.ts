@@ -28,13 +28,15 @@ import { skippedOutcome, type SkipReason } from './outcomes';
 import { OUTCOME_SEARCH_ATTRIBUTE } from './search-attributes';
 import { progressQuery } from './interpreter';
 import { alertIfLate, alertSkipped, reportSuccess } from './run-alerts';
+import { horizonRenewalDue } from './horizon-renewal';
 
 /*
  * The job policies a schedule alone cannot make exact, enforced by the scheduled run itself:
  * misfireGraceTime (a run starting too late after its nominal time is skipped), maxInstances > 1 (a slot
  * of the per-job semaphore is held for the whole run), the DST policy's corrections (a fire of Temporal's
  * that the policy does not run skips itself, reason `dst`), the one-off clean-up, the durable onError hook
- * and the run's own alerts (onMissed, onLate, the report to the job's watchdog: see run-alerts.ts).
+ * and the run's own alerts (onMissed, onLate, the report to the job's watchdog: see run-alerts.ts), and the
+ * renewal of the job's horizon when it nears its end (horizon-renewal.ts).
  * Runs started outside a schedule (no `input.job`) go straight to the interpreter, so their histories
  * are unchanged.
  */
@@ -43,6 +45,31 @@ const { tflowAcquireSlot, tflowFinishOneOff } = proxyActivities<typeof scheduler
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
 });
+
+// Few attempts: a renewal that fails is asked for again by the job's next run, long before the horizon ends.
+const { tflowRenewHorizon } = proxyActivities<typeof schedulerActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 3, initialInterval: '1s', maximumInterval: '5s' },
+});
+
+/**
+ * Starts the renewal of the job's horizon when it ends within a year (horizon-renewal.ts), without waiting
+ * for it: the run's steps go on, and the finally of runWithJobGuards awaits it (so it is part of the run's
+ * history, never abandoned). Its failure is logged, never the run's.
+ */
+function startRenewal(job: RunJobContext): Promise<void> | undefined {
+  // Only runs that carry a horizon reach the patch: histories recorded before it never do.
+  if (!job.horizonEnd || !patched('tflow-horizon-renewal')) return undefined;
+  if (!horizonRenewalDue(job.horizonEnd, Date.now())) return undefined;
+  return CancellationScope.nonCancellable(async () => {
+    try {
+      const end = await tflowRenewHorizon(job.jobId);
+      log.info('job horizon renewed', { jobId: job.jobId, horizonEnd: end ?? 'unchanged' });
+    } catch (err) {
+      log.warn('could not renew the job horizon', { jobId: job.jobId, error: String(err) });
+    }
+  });
+}
 
 function skipped(
   input: PipelineRunInput,
@@ -115,7 +142,9 @@ export async function runWithJobGuards(
   showProgress(waiting, `job ${job.jobId}: checking its misfire grace and instance limit`);
   let slot: SlotHolder | undefined;
   let lateAlert: Promise<void> | undefined;
+  let renewal: Promise<void> | undefined;
   try {
+    renewal = startRenewal(job);
     const late = scheduleLagMs();
     // Only runs of a job with a DST policy reach the patch: older histories never carry dstSkips.
     if (job.dstSkips && patched('tflow-dst-guard')) {
@@ -155,6 +184,7 @@ export async function runWithJobGuards(
   } finally {
     await CancellationScope.nonCancellable(async () => {
       await lateAlert;
+      await renewal;
       if (slot) {
         try {
           await getExternalWorkflowHandle(semaphoreWorkflowId(job.jobId)).signal(releaseSlotSignal, slot);

@@ -47,6 +47,13 @@ export interface RunJobContext {
    * policy (and in runs scheduled before temporal-flow had one).
    */
   dstSkips?: string[];
+  /**
+   * End (UTC ISO, `...Z`) of the horizon the job's schedule was compiled for: the years its holiday
+   * exclusions and weekday corrections are held for, and its DST policy's entries and skips, whichever ends
+   * first. A run starting less than a year before it renews the job (see horizon-renewal.ts). Absent for
+   * jobs without such a horizon (and in runs scheduled before temporal-flow set it).
+   */
+  horizonEnd?: string;
 }
 
 /**

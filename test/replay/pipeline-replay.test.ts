@@ -37,7 +37,7 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, dead letters, rate limit, concurrency key, local steps', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, dead letters, rate limit, concurrency key, local steps', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -63,6 +63,7 @@ describe('replay of recorded histories', () => {
         'scheduled-buffered-skipped.json',
         'scheduled-coalesced.json',
         'scheduled-dst-skipped.json',
+        'scheduled-horizon-renewed.json',
         'scheduled-guards.json',
         'scheduled-once.json',
         'success.json',
@@ -161,6 +162,26 @@ describe('replay of recorded histories', () => {
     expect(
       keeper.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
     ).toEqual(['recordDeadLetter', 'deadLetterRedriven']);
+  });
+
+  it('a run of a job near the end of its horizon renews it behind a patch, beside its steps', async () => {
+    const run = await readHistoryFile(path.join(dir, 'scheduled-horizon-renewed.json'));
+    const patches = run.events
+      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
+      .filter((p) => p != null)
+      .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    expect(patches).toEqual(['tflow-horizon-renewal']);
+    // Both scheduled in the same workflow task: the renewal does not hold up the step.
+    const scheduled = run.events.filter((e) => e.activityTaskScheduledEventAttributes);
+    expect(scheduled.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)).toEqual([
+      'tflowRenewHorizon',
+      'add',
+    ]);
+    expect(
+      new Set(
+        scheduled.map((e) => String(e.activityTaskScheduledEventAttributes?.workflowTaskCompletedEventId)),
+      ).size,
+    ).toBe(1);
   });
 
   it('a rate-limited step runs on its own queue; a run with a concurrency key waits in line for its slot', async () => {
