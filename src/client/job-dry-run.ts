@@ -62,21 +62,36 @@ function downSpans(spans: unknown): { from: number; to: number }[] {
  * dryRun({ every: '10m', misfireGraceTime: '15m' }, {
  *   from: '2027-01-01T00:00:00Z', to: '2027-01-01T02:00:00Z',
  *   runDuration: '12m', workersDown: [{ from: '2027-01-01T00:30:00Z', to: '2027-01-01T01:05:00Z' }],
- * }).occurrences; // 00:10 run, 00:20 skip (overlap), ..., 00:40 run at 01:05 standing for 01:00, 00:50 coalesced ...
+ * }).occurrences; // 00:10 run, 00:20 skip (overlap), 00:30 run at 01:05 standing for 01:00, 00:40 coalesced ...
  * ```
  *
  * @throws InvalidWindowError for a bad window (`to` not after `from`, more than 1,000 occurrences) or
  * `workersDown` span; InvalidTriggerError, InvalidPolicyError, InvalidArgumentError for a bad job.
  */
 export function dryRun(job: DryRunJob, opts: DryRunOptions): JobDryRun {
+  return dryRunInWindow(job, readDryRunWindow(opts), opts);
+}
+
+/** A dry run's window and assumptions, checked (instants in Unix ms). */
+export interface DryRunWindow {
+  from: number;
+  to: number;
+  runDurationMs: number;
+  workersDown: { from: number; to: number }[];
+}
+
+/**
+ * Checks a dry run's window and assumptions (before any call to the server, for a job read by id).
+ *
+ * @throws InvalidWindowError, InvalidArgumentError as {@link dryRun}.
+ */
+export function readDryRunWindow(opts: DryRunOptions): DryRunWindow {
   if (typeof opts !== 'object' || opts === null) {
     throw new InvalidArgumentError(
       'options',
       `dryRun needs a window such as { from: '2027-01-01T00:00:00Z', to: '2027-01-02T00:00:00Z' }, got ${describeValue(opts)}`,
     );
   }
-  const { trigger, job: fields, policies: given } = splitOptions(job);
-  const policies = compilePolicies(given);
   const from = parseInstant(opts.from, 'from', { error: InvalidWindowError }).getTime();
   const to = parseInstant(opts.to, 'to', { error: InvalidWindowError }).getTime();
   if (to <= from) {
@@ -84,7 +99,17 @@ export function dryRun(job: DryRunJob, opts: DryRunOptions): JobDryRun {
   }
   const runDurationMs =
     opts.runDuration === undefined ? 0 : parseDuration(opts.runDuration, 'runDuration', { allowZero: true });
-  const workersDown = downSpans(opts.workersDown);
+  return { from, to, runDurationMs, workersDown: downSpans(opts.workersDown) };
+}
+
+/** {@link dryRun} with its window read already. */
+export function dryRunInWindow(
+  job: DryRunJob,
+  { from, to, runDurationMs, workersDown }: DryRunWindow,
+  opts: Pick<DryRunOptions, 'defaultTimezone' | 'defaultDst'>,
+): JobDryRun {
+  const { trigger, job: fields, policies: given } = splitOptions(job);
+  const policies = compilePolicies(given);
   const fireOpts = {
     defaultTimezone: opts.defaultTimezone ?? 'UTC',
     ...(opts.defaultDst ? { defaultDst: opts.defaultDst } : {}),

@@ -10,7 +10,7 @@ import { compilePolicies, type JobPolicies } from '../schedule/policies';
 import { dueOneOffWithGrace, type DueOneOff } from '../schedule/one-off-due';
 import { previewTrigger, type PreviewOptions, type TriggerPreview } from '../schedule/preview';
 import type { DryRunOptions, JobDryRun } from '../schedule/dry-run-types';
-import { dryRun, type DryRunJob } from './job-dry-run';
+import { dryRun, dryRunInWindow, readDryRunWindow, type DryRunJob } from './job-dry-run';
 import type { Trigger } from '../schedule/trigger-types';
 import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
 import { describeScheduleIfAny } from './describe-schedule';
@@ -439,16 +439,13 @@ export class PipelineScheduler {
         },
       );
     }
+    const window = readDryRunWindow(opts); // a bad window is refused before any call
     const d = await this.getJob(job);
     if (d.foreign) throw new ForeignScheduleError(job);
     // The stored trigger carries the DST policy it was given (the scheduler's default included).
-    return dryRun(
-      { ...d.trigger, ...d.policies, paused: d.paused },
-      {
-        ...opts,
-        defaultTimezone: d.timezone,
-      },
-    );
+    return dryRunInWindow({ ...d.trigger, ...d.policies, paused: d.paused }, window, {
+      defaultTimezone: d.timezone,
+    });
   }
 
   /**

@@ -106,8 +106,14 @@ describe('scheduler.dryRun on a real job', () => {
     }
   }, 60_000);
 
-  it('an unknown job is JobNotFoundError', async () => {
+  it('an unknown job is JobNotFoundError; a bad window is refused first', async () => {
     const window = { from: '2027-01-01T00:00:00Z', to: '2027-01-02T00:00:00Z' };
     await expect(scheduler.dryRun(t.uid('missing'), window)).rejects.toBeInstanceOf(JobNotFoundError);
+    // A bad window is refused before the job is read: the error is the window's, not the missing job's.
+    const backwards = { from: window.to, to: window.from };
+    await expect(scheduler.dryRun(t.uid('missing'), backwards)).rejects.toMatchObject({
+      code: 'INVALID_WINDOW',
+      field: 'to',
+    });
   });
 });
