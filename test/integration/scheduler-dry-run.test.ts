@@ -106,6 +106,37 @@ describe('scheduler.dryRun on a real job', () => {
     }
   }, 60_000);
 
+  it("job options get the scheduler's defaults as schedule() gives them: the same dry run as the job read back", async () => {
+    const withDefaults = new PipelineScheduler(t.client, {
+      taskQueue: t.taskQueue,
+      steps,
+      timezone: 'Europe/Paris',
+      dst: { gap: 'shift' },
+      misfireGraceTime: '5m',
+    });
+    const options = { cron: '30 2 * * *' };
+    const jobId = t.uid('dry-defaults');
+    await withDefaults.schedule(p, { jobId, cron: options.cron });
+    try {
+      const window = {
+        from: '2027-03-26T00:00:00Z',
+        to: '2027-03-30T00:00:00Z',
+        workersDown: [{ from: '2027-03-27T01:00:00Z', to: '2027-03-27T01:40:00Z' }],
+      };
+      const fromOptions = await withDefaults.dryRun({ cron: options.cron }, window);
+      expect(fromOptions).toEqual(await withDefaults.dryRun(jobId, window));
+      expect(fromOptions.policies.misfireGraceMs).toBe(300_000);
+      expect(fromOptions.occurrences.map((o) => `${o.local} ${o.decision}`)).toEqual([
+        '2027-03-26T02:30:00+01:00 run',
+        '2027-03-27T02:30:00+01:00 skip', // judged at 02:40: 10 min late, past the 5 min grace
+        '2027-03-28T03:00:00+02:00 run', // dst.gap 'shift'
+        '2027-03-29T02:30:00+02:00 run',
+      ]);
+    } finally {
+      await withDefaults.removeJob(jobId);
+    }
+  }, 60_000);
+
   it('an unknown job is JobNotFoundError; a bad window is refused first', async () => {
     const window = { from: '2027-01-01T00:00:00Z', to: '2027-01-02T00:00:00Z' };
     await expect(scheduler.dryRun(t.uid('missing'), window)).rejects.toBeInstanceOf(JobNotFoundError);
