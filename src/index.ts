@@ -64,6 +64,7 @@ export {
   InvalidPolicyError,
   RunAtInPastError,
   UnknownHolidaysError,
+  InvalidWindowError,
   previewTrigger,
   triggerInWords,
 } from './schedule';
@@ -85,7 +86,15 @@ export type {
   TriggerPreview,
   Exclusion,
   Exclusions,
+  DryRunAssumptions,
+  DryRunDecision,
+  DryRunOccurrence,
+  DryRunOptions,
+  DryRunSkipReason,
+  JobDryRun,
+  TimeSpan,
 } from './schedule';
+export { dryRun, type DryRunJob } from './client/job-dry-run';
 export { PipelineClient, RunAlreadyExistsError } from './client/pipeline-client';
 export { RunSignalError } from './client/run-signal';
 export type {

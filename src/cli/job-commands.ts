@@ -16,6 +16,7 @@ import { processRenderContext } from './render/render-context';
 import { renderJobCard, renderJobList } from './render/job-render';
 import { renderRunList } from './render/run-render';
 import { registerJobsWatch } from './jobs-watch-command';
+import { registerJobsDryRun } from './jobs-dry-run-command';
 
 function statsLines(s: JobStats): string[] {
   return [
@@ -29,7 +30,7 @@ function statsLines(s: JobStats): string[] {
 }
 
 /**
- * `tflow jobs list|get|watch|pause|resume|trigger|remove|history|stats`: manage scheduled jobs of any
+ * `tflow jobs list|get|watch|pause|resume|trigger|dry-run|remove|history|stats`: manage scheduled jobs of any
  * Temporal server (`--address`, `--namespace`, default TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE). Tables and
  * cards on a terminal, tab-separated lines when piped, `--json` for scripts.
  */
@@ -118,6 +119,7 @@ export function registerJobCommands(program: Command, env: TflowEnv): Command {
       ),
     'tflow jobs trigger etl-nightly',
   );
+  registerJobsDryRun(jobs, env);
   withExamples(
     jobs
       .command('remove <jobId>')

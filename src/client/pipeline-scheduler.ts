@@ -9,6 +9,8 @@ import { parseInstant } from '../parse/instant';
 import { compilePolicies, type JobPolicies } from '../schedule/policies';
 import { dueOneOffWithGrace, type DueOneOff } from '../schedule/one-off-due';
 import { previewTrigger, type PreviewOptions, type TriggerPreview } from '../schedule/preview';
+import type { DryRunOptions, JobDryRun } from '../schedule/dry-run-types';
+import { dryRun, dryRunInWindow, readDryRunWindow, type DryRunJob } from './job-dry-run';
 import type { Trigger } from '../schedule/trigger-types';
 import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
 import { describeScheduleIfAny } from './describe-schedule';
@@ -410,6 +412,40 @@ export class PipelineScheduler {
       translateServiceError(err);
     }
     return jobId;
+  }
+
+  /**
+   * What a job would do in the window `(from, to]`, computed locally with nothing started: each time the
+   * server fires it there, with the decision of its overlap policy and of the run guards (`run`, `buffered`,
+   * `coalesced`, `skip` with a reason), under the assumptions given (`runDuration`, `workersDown`). See
+   * {@link dryRun}. Given a job id, reads the job (one describe, as getJob) and uses its stored trigger,
+   * time zone, policies and paused state; given job options, applies this scheduler's defaults
+   * (`timezone`, `dst`, `misfireGraceTime`) as `schedule()` would.
+   *
+   * @throws JobNotFoundError, ForeignScheduleError for a job id; InvalidWindowError for a bad window.
+   */
+  async dryRun(
+    job: string | DryRunJob,
+    opts: Omit<DryRunOptions, 'defaultTimezone' | 'defaultDst'>,
+  ): Promise<JobDryRun> {
+    if (typeof job !== 'string') {
+      const own = Object.fromEntries(Object.entries(job).filter(([, v]) => v !== undefined));
+      return dryRun(
+        { ...this.jobDefaults, ...own },
+        {
+          ...opts,
+          defaultTimezone: this.timezone,
+          ...(this.dst ? { defaultDst: this.dst } : {}),
+        },
+      );
+    }
+    const window = readDryRunWindow(opts); // a bad window is refused before any call
+    const d = await this.getJob(job);
+    if (d.foreign) throw new ForeignScheduleError(job);
+    // The stored trigger carries the DST policy it was given (the scheduler's default included).
+    return dryRunInWindow({ ...d.trigger, ...d.policies, paused: d.paused }, window, {
+      defaultTimezone: d.timezone,
+    });
   }
 
   /**

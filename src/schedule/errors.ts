@@ -20,3 +20,11 @@ export class InvalidPolicyError extends InvalidArgumentError {
 export class UnknownHolidaysError extends InvalidTriggerError {
   static override readonly code: string = 'UNKNOWN_HOLIDAYS';
 }
+
+/**
+ * The window of a dry run (`dryRun(job, { from, to })`) or one of its `workersDown` spans is unusable: `to`
+ * not after `from`, or a window holding more occurrences than one dry run lists. `field` names the bound.
+ */
+export class InvalidWindowError extends InvalidArgumentError {
+  static override readonly code: string = 'INVALID_WINDOW';
+}

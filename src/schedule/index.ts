@@ -1,7 +1,7 @@
 export { compileTrigger, validateTimezone, intervalMs, triggerKind } from './compile-trigger';
 export type { CompiledTrigger } from './compile-trigger';
 export { validateCron, CRON_ALIASES } from './cron';
-export { InvalidPolicyError, InvalidTriggerError, UnknownHolidaysError } from './errors';
+export { InvalidPolicyError, InvalidTriggerError, InvalidWindowError, UnknownHolidaysError } from './errors';
 export { RunAtInPastError } from './one-off-due';
 export type { GraceSource } from './one-off-due';
 export { compilePolicies, MIN_CATCHUP_WINDOW_MS } from './policies';
@@ -31,3 +31,12 @@ export type { CalendarRange } from './trigger-types';
 export { validateDstPolicy } from './dst-policy';
 export type { DstPolicy } from './dst-policy';
 export { DST_HORIZON_YEARS } from './dst-compile';
+export type {
+  DryRunAssumptions,
+  DryRunDecision,
+  DryRunOccurrence,
+  DryRunOptions,
+  DryRunSkipReason,
+  JobDryRun,
+  TimeSpan,
+} from './dry-run-types';

@@ -68,7 +68,8 @@ function fromInstant(from: Date | string | undefined): number {
   return Math.floor(ms / 1000);
 }
 
-function format(sec: number, zone: string): PreviewFireTime {
+/** An instant (Unix seconds) as a fire time: in UTC and in `zone`, with its offset. */
+export function formatFireTime(sec: number, zone: string): PreviewFireTime {
   const t = DateTime.fromSeconds(sec, { zone });
   return {
     utc: t.toUTC().toISO({ suppressMilliseconds: true })!,
@@ -138,7 +139,7 @@ export function previewTrigger(trigger: Trigger, n: number, opts: PreviewOptions
     }
   }
   const fireTimes: PreviewFireTime[] = times.map((t) => ({
-    ...format(t, compiled.timezone),
+    ...formatFireTime(t, compiled.timezone),
     ...jitterWindow(fire, t, jitterMs),
   }));
   const yearLater = Math.floor(DateTime.fromSeconds(from, { zone: 'UTC' }).plus({ months: 12 }).toSeconds());

@@ -9,8 +9,14 @@
  * const result = await t.run(etl, ['eu'], { steps, replace: { load: async () => 0 } });
  * await t.teardown();
  * ```
+ *
+ * `dryRun(job, { from, to, runDuration?, workersDown? })` lists what a job would do in a window, with no
+ * server (the same function as the main package's).
  */
 export { createPipelineTestEnv, testSteps } from './pipeline-test-env';
 export type { PipelineTestEnv, PipelineTestEnvOptions, TestRunOptions } from './pipeline-test-env';
 export { ensureTestServer, projectTestServerPath, TEST_SERVER_BIN_VERSION } from './test-server';
 export { TestServerNotFoundError } from './errors';
+// The dry run is pure (no server): the main package exports it too; here beside the rest of the test kit.
+export { dryRun, type DryRunJob } from '../client/job-dry-run';
+export type { DryRunOptions, DryRunOccurrence, JobDryRun } from '../schedule/dry-run-types';

@@ -22,7 +22,14 @@ describe('tflow --help', () => {
 
   it('knows the new commands', () => {
     expect(all.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['runs', 'runs show', 'dead-letters', 'dead-letters redrive', 'jobs watch']),
+      expect.arrayContaining([
+        'runs',
+        'runs show',
+        'dead-letters',
+        'dead-letters redrive',
+        'jobs watch',
+        'jobs dry-run',
+      ]),
     );
   });
 

@@ -5,6 +5,7 @@ import {
   InvalidPolicyError,
   InvalidRetentionError,
   InvalidTriggerError,
+  InvalidWindowError,
   PipelineSpecError,
   TemporalFlowError,
 } from '../../src/index';
@@ -17,6 +18,7 @@ describe('the bad-input errors are one family', () => {
     [PipelineSpecError, 'INVALID_PIPELINE'],
     [InvalidConfigError, 'INVALID_CONFIG'],
     [InvalidRetentionError, 'INVALID_RETENTION'],
+    [InvalidWindowError, 'INVALID_WINDOW'],
   ] as const)('%o: field, message, cause, its own code and name', (Class, code) => {
     const cause = new Error('under');
     const err = new Class('limit', 'limit must be 1 or more', { cause });
