@@ -15,6 +15,9 @@ const shared = {
 
 export default defineConfig({
   test: {
+    // Vitest runs CPUs - 1 files at once by default: one on a 2-core machine, where most integration files
+    // wait on the server rather than compute. Three at a time fill that wait.
+    maxWorkers: 3,
     projects: [
       { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       // The built package in a consumer's node_modules (builds into a temporary folder; no server).
