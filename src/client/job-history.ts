@@ -107,7 +107,14 @@ export async function listJobRuns(
         }
       }),
   );
-  const runs = [...byRun.values()];
+  return newestWithFailures(client, [...byRun.values()], limit);
+}
+
+/**
+ * The `limit` newest of `runs` (visibility has no ORDER BY on SQLite: sorted here), each failed one with
+ * its failure read from its result.
+ */
+export async function newestWithFailures(client: Client, runs: JobRun[], limit: number): Promise<JobRun[]> {
   runs.sort(
     (a, b) => b.startedAt.getTime() - a.startedAt.getTime() || a.workflowId.localeCompare(b.workflowId),
   );

@@ -7,7 +7,7 @@ import {
   PIPELINE_SEARCH_ATTRIBUTE,
   SCHEDULED_BY_ID_ATTRIBUTE,
 } from '../workflows/search-attributes';
-import { failureOf, queryLiteral, toRun } from './job-history';
+import { newestWithFailures, queryLiteral, toRun } from './job-history';
 import type { JobRun, JobRunStatus } from './job-types';
 
 /*
@@ -83,17 +83,5 @@ export async function listRuns(client: Client, filter: RunFilter = {}): Promise<
     const run = toRun(wf);
     if (filter.status === undefined || run.status === filter.status) runs.push(run);
   }
-  runs.sort(
-    (a, b) => b.startedAt.getTime() - a.startedAt.getTime() || a.workflowId.localeCompare(b.workflowId),
-  );
-  const page = runs.slice(0, filter.limit ?? 20);
-  await Promise.all(
-    page
-      .filter((r) => r.status === 'failed')
-      .map(async (r) => {
-        const failure = await failureOf(client, r);
-        if (failure !== undefined) r.failure = failure;
-      }),
-  );
-  return page;
+  return newestWithFailures(client, runs, filter.limit ?? 20);
 }

@@ -103,8 +103,11 @@ export function calendarMatcher(calendar: StructuredCalendar, clock: ZoneClock):
 
 /** Whether the wall time at an instant (Unix seconds) matches the calendar. */
 export function calendarMatches(cal: CalendarMatcher, sec: number): boolean {
-  const w = cal.clock.wall(sec);
-  const f = cal.fields;
+  return wallMatches(cal, cal.clock.wall(sec));
+}
+
+/** Whether a wall time (already read in the calendar's zone) matches the calendar. */
+export function wallMatches({ fields: f }: CalendarMatcher, w: WallTime): boolean {
   return (
     f.year(w.y) &&
     f.month(w.mo) &&

@@ -1,5 +1,11 @@
 import type { StructuredCalendar } from './cron-fields';
-import { calendarMatcher, calendarMatches, nextCalendarTime, type CalendarMatcher } from './calendar-next';
+import {
+  calendarMatcher,
+  calendarMatches,
+  nextCalendarTime,
+  wallMatches,
+  type CalendarMatcher,
+} from './calendar-next';
 import { ZoneClock } from './zone-clock';
 
 /**
@@ -49,16 +55,7 @@ export class FireTimes {
   excludedBy(sec: number): number {
     if (this.skip.length === 0) return -1;
     const w = this.clock.wall(sec); // once for all skip calendars: they share the zone
-    return this.skip.findIndex(
-      ({ fields: f }) =>
-        f.year(w.y) &&
-        f.month(w.mo) &&
-        f.dayOfMonth(w.d) &&
-        f.dayOfWeek(w.dow) &&
-        f.hour(w.h) &&
-        f.minute(w.mi) &&
-        f.second(w.s),
-    );
+    return this.skip.findIndex((cal) => wallMatches(cal, w));
   }
 
   /** Whether the spec has calendars (the only part DST can affect). */
