@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PipelineClient } from '../../src/client/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { connectTest, type TestContext } from '../helpers/temporal';
+import { WorkerProcesses } from '../helpers/worker-processes';
 
 /*
  * Two worker processes on one task queue share the work of one pipeline run, and every item runs exactly
@@ -14,45 +14,14 @@ import { connectTest, type TestContext } from '../helpers/temporal';
 
 let t: TestContext;
 let dir: string;
-const children: ChildProcess[] = [];
-
-function startWorkerProcess(logFile: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(__dirname, '../fixtures/parallel-worker-process.ts'),
-      inject('temporalAddress'),
-      t.namespace,
-      t.taskQueue,
-      inject('workflowBundlePath'),
-      logFile,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (b: Buffer) => {
-      if (b.toString().includes('ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker process exited with ${code} before it was ready`)));
-  });
-}
+const workers = new WorkerProcesses('parallel-worker-process.ts');
 
 beforeAll(async () => {
   t = await connectTest('parallel-workers');
   dir = await mkdtemp(path.join(os.tmpdir(), 'tflow-workers-'));
 });
 afterAll(async () => {
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve) =>
-          c.exitCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGINT')),
-        ),
-    ),
-  );
+  await workers.stopAll();
   await t?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -60,7 +29,7 @@ afterAll(async () => {
 describe('several workers on one task queue', () => {
   it('share the steps of a run, each item running once', async () => {
     const logFile = path.join(dir, 'work.log');
-    const [a, b] = await Promise.all([startWorkerProcess(logFile), startWorkerProcess(logFile)]);
+    const [a, b] = await Promise.all([workers.start(t, logFile), workers.start(t, logFile)]);
     const client = new PipelineClient(t.client, { taskQueue: t.taskQueue });
     const fanOut = pipeline('fan-out', { steps: ['items', 'work'] })
       .step('items')
