@@ -3,6 +3,7 @@ import type { TflowEnv } from '../config';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { PipelineClient } from '../client/pipeline-client';
 import { RunNotFoundError } from '../client/errors';
+import { readDeadLetter } from '../client/dead-letters';
 import { withConnectionFlags } from './connection';
 import {
   cliPipelineClient,
@@ -11,7 +12,7 @@ import {
   sinceInstant,
   withExamples,
 } from './command-session';
-import { renderRunList } from './render/run-render';
+import { renderDeadLetters } from './render/dead-letter-render';
 
 async function failedRunTaskQueue(client: Client, workflowId: string): Promise<string> {
   try {
@@ -22,38 +23,43 @@ async function failedRunTaskQueue(client: Client, workflowId: string): Promise<s
 }
 
 /**
- * `tflow dead-letters` (pipeline runs that failed for good, newest first) and `tflow dead-letters redrive
- * <workflowId> [--from <step>]` (PipelineClient.redrive: a new run from the failed step, with its
- * recorded input).
+ * `tflow dead-letters` (the dead-letter queue: runs that failed for good and were neither redriven
+ * successfully nor discarded, kept past the namespace's retention), `tflow dead-letters redrive <workflowId>
+ * [--from <step>]` (PipelineClient.redrive: a new run from the failed step, with its recorded input) and
+ * `tflow dead-letters discard <workflowId>`.
  */
 export function registerDeadLetterCommands(program: Command, env: TflowEnv): Command {
   const deadLetters = withExamples(
     withConnectionFlags(
       program
         .command('dead-letters')
-        .description('pipeline runs that failed for good, newest first, with their error'),
+        .description(
+          'the dead-letter queue: runs that failed for good, newest failure first, with their error',
+        ),
       env,
     )
       .option('--json', 'print JSON')
-      .option('--pipeline <name>', 'only runs of this pipeline')
+      .option('--pipeline <name>', 'only letters of this pipeline')
       .option(
         '--since <when>',
-        'only runs started since: a duration back from now (90m, 1d) or an ISO instant',
+        'only letters that failed since: a duration back from now (90m, 1d) or an ISO instant',
       )
-      .option('--limit <n>', 'most runs shown', positiveInteger, 20)
+      .option('--limit <n>', 'most letters shown', positiveInteger, 20)
       .action(async (opts: { pipeline?: string; since?: string; limit: number }, cmd: Command) =>
         runAndPrint(env, cmd, async (client) => {
-          // A dead letter is a failed pipeline run: the same record and query as `tflow runs --status failed`.
-          const list = await cliPipelineClient(client, env).listRuns({
-            status: 'failed',
+          const since = opts.since !== undefined ? sinceInstant(opts.since, new Date()) : undefined;
+          // The queue itself (the letters' keepers), not failed runs in visibility: a letter outlives the
+          // retention of its run, and leaves the queue once redriven successfully or discarded.
+          const all = await cliPipelineClient(client, env).listDeadLetters({
             ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
-            ...(opts.since !== undefined ? { since: sinceInstant(opts.since, new Date()) } : {}),
-            limit: opts.limit,
+            // --since filters here: ask for more than shown when it is given.
+            limit: since ? Math.max(opts.limit, 1000) : opts.limit,
           });
-          return {
-            json: list,
-            text: (ctx) => renderRunList(list, ctx, { empty: 'no dead letters', withJob: true }),
-          };
+          const list = (since ? all.filter((l) => (l.closeTime ?? l.startTime) >= since) : all).slice(
+            0,
+            opts.limit,
+          );
+          return { json: list, text: (ctx) => renderDeadLetters(list, ctx) };
         }),
       ),
     'tflow dead-letters --pipeline etl --since 7d',
@@ -68,8 +74,12 @@ export function registerDeadLetterCommands(program: Command, env: TflowEnv): Com
       .option('--task-queue <name>', "task queue of the new run (default: the failed run's)")
       .action(async (workflowId: string, opts: { from?: string; taskQueue?: string }, cmd: Command) =>
         runAndPrint(env, cmd, async (client) => {
-          // The new run goes where the failed one ran: its workers know the pipeline's steps.
-          const taskQueue = opts.taskQueue ?? (await failedRunTaskQueue(client, workflowId));
+          // The new run goes where the failed one ran: its workers know the pipeline's steps. The letter
+          // knows that queue even when the failed run's history is gone.
+          const taskQueue =
+            opts.taskQueue ??
+            (await readDeadLetter(client, workflowId))?.taskQueue ??
+            (await failedRunTaskQueue(client, workflowId));
           const handle = await new PipelineClient(client, { taskQueue }).redrive(
             workflowId,
             opts.from !== undefined ? { fromStep: opts.from } : {},
@@ -84,6 +94,27 @@ export function registerDeadLetterCommands(program: Command, env: TflowEnv): Com
         }),
       ),
     'tflow dead-letters redrive etl-7f3c --from load',
+  );
+  withExamples(
+    deadLetters
+      .command('discard <workflowId>')
+      .description(
+        'remove a letter from the queue without running it (the failed run, if still kept, is untouched)',
+      )
+      .option('--reason <text>', 'why, kept with the letter')
+      .action(async (workflowId: string, opts: { reason?: string }, cmd: Command) =>
+        runAndPrint(env, cmd, async (client) => {
+          const entry = await cliPipelineClient(client, env).discard(
+            workflowId,
+            opts.reason !== undefined ? { reason: opts.reason } : {},
+          );
+          return {
+            json: { ok: true, discarded: entry.letterId },
+            text: () => [`discarded the dead letter of ${entry.letterId} (${entry.details.pipeline})`],
+          };
+        }),
+      ),
+    "tflow dead-letters discard etl-7f3c --reason 'order cancelled by hand'",
   );
   return deadLetters;
 }

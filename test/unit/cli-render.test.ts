@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JobRun, ScheduledJobDescription } from '../../src/client/job-types';
 import type { RunDescription } from '../../src/client/run-describe';
+import type { DeadLetter } from '../../src/client/dead-letters';
+import { renderDeadLetters } from '../../src/cli/render/dead-letter-render';
 import { renderJobCard, renderJobList } from '../../src/cli/render/job-render';
 import { renderWatchFrame } from '../../src/cli/jobs-watch-command';
 import type { RenderContext } from '../../src/cli/render/render-context';
@@ -262,5 +264,34 @@ describe('tflow runs show', () => {
 
   it('colors the failure red when the terminal has colors', () => {
     expect(renderRunCard(run, COLOR).find((l) => l.includes('Failed'))).toContain(RED);
+  });
+});
+
+describe('tflow dead-letters', () => {
+  const letter: DeadLetter = {
+    workflowId: 'etl-nightly-2027-03-27T01:30:00Z',
+    lastWorkflowId: 'etl-nightly-2027-03-27T01:30:00Z-redrive-1a2b3c4d',
+    runId: 'r2',
+    pipeline: 'etl',
+    failedStep: 'load',
+    message: 'connection\nrefused',
+    failures: 2,
+    startTime: new Date('2027-03-27T21:40:00Z'),
+    closeTime: new Date('2027-03-27T21:44:00Z'),
+  };
+
+  it('is a table on a terminal, failure time in words, the error on one line in red with colors', () => {
+    expect(renderDeadLetters([letter], TTY)).toEqual([
+      'FAILED                                PIPELINE  FAILED STEP  FAILURES  WORKFLOW ID                       ERROR',
+      '2027-03-27 21:44 UTC (1 h 3 min ago)  etl       load         2         etl-nightly-2027-03-27T01:30:00Z  connection refused',
+    ]);
+    expect(renderDeadLetters([letter], COLOR)[1]).toContain(`${RED}connection refused`);
+  });
+
+  it('is tab-separated rows when piped, and says when the queue is empty', () => {
+    expect(renderDeadLetters([letter], PIPE)).toEqual([
+      '2027-03-27T21:44:00.000Z\tetl\tload\t2\tetl-nightly-2027-03-27T01:30:00Z\tconnection refused',
+    ]);
+    expect(renderDeadLetters([], TTY)).toEqual(['no dead letters']);
   });
 });
