@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { WorkerMetrics } from '../../src/worker/metrics';
+import { AlertMetrics } from '../../src/worker/alert-metrics';
 
 /*
  * deploy/grafana-dashboard.json and deploy/prometheus-rules.yml name only metrics the worker exports
@@ -35,6 +36,8 @@ const dashboard = JSON.parse(readFileSync(path.join(deploy, 'grafana-dashboard.j
 async function exported(): Promise<Map<string, string>> {
   const metrics = new WorkerMetrics();
   metrics.watchJobs({ listJobs: async () => [] });
+  // The alert metrics join the same registry (examples/worker.ts does the same).
+  new AlertMetrics(metrics.registry);
   const all = await metrics.registry.getMetricsAsJSON();
   return new Map(all.map((m) => [m.name, String(m.type)]));
 }
