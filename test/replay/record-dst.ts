@@ -14,7 +14,7 @@ import path from 'node:path';
 import { runStartOptions } from '../../src/client/run-start';
 import { pipeline } from '../../src/pipeline';
 import { toPipelineSpec } from '../../src/pipeline/builder';
-import { MONTH_NAMES } from '../../src/schedule/cron-fields';
+import { compileTrigger } from '../../src/schedule/compile-trigger';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
@@ -29,19 +29,8 @@ async function main(): Promise<void> {
     const jobId = 'replay-dst';
     const handle = await client.schedule.create({
       scheduleId: jobId,
-      spec: {
-        calendars: [
-          {
-            year: at.getUTCFullYear(),
-            month: MONTH_NAMES[at.getUTCMonth()]!,
-            dayOfMonth: at.getUTCDate(),
-            hour: at.getUTCHours(),
-            minute: at.getUTCMinutes(),
-            second: at.getUTCSeconds(),
-          },
-        ],
-        timezone: 'UTC',
-      },
+      // A one-off at that second: the spec a `runAt` job compiles to.
+      spec: compileTrigger({ runAt: at.toISOString() }, 'UTC').spec,
       action: {
         type: 'startWorkflow',
         workflowType: PIPELINE_WORKFLOW_TYPE,
