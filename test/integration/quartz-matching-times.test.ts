@@ -121,15 +121,18 @@ describe('Quartz forms and exclusions: server, preview and an independent model 
     const server = await serverTimes(t, trigger, from, to, jitterMs);
     const preview = previewTrigger(trigger, 24, { from, jitter: jitterMs }).fireTimes;
     expect(server).toHaveLength(24);
+    // Compare instants, not strings: the server's times may carry milliseconds ("…:00.183Z"), and
+    // '.' sorts before 'Z', so a string comparison calls 07:10:00.183 earlier than 07:10:00.
     preview.forEach((p, i) => {
+      const at = Date.parse(server[i]!);
       expect(
-        server[i]! >= p.utc && server[i]! < p.jitterUntil!,
+        at >= Date.parse(p.utc) && at < Date.parse(p.jitterUntil!),
         `${server[i]} in [${p.utc}, ${p.jitterUntil})`,
       ).toBe(true);
     });
     // The window of the 09:00 run stops at 09:10 (the next run), the 09:10 one is 30 minutes long.
     expect(preview[0]).toMatchObject({ utc: '2027-01-31T08:00:00Z', jitterUntil: '2027-01-31T08:10:00Z' });
     expect(preview[1]).toMatchObject({ utc: '2027-01-31T08:10:00Z', jitterUntil: '2027-01-31T08:40:00Z' });
-    expect(server.some((s, i) => s !== preview[i]!.utc)).toBe(true); // the server did jitter
+    expect(server.some((s, i) => Date.parse(s) !== Date.parse(preview[i]!.utc))).toBe(true); // the server did jitter
   });
 });
