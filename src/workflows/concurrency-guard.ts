@@ -22,12 +22,19 @@ const { tflowQueueForSlot } = proxyActivities<typeof schedulerActivities>({
 });
 
 /** Runs `run` holding a slot of the run's concurrency key, if it has one. */
-export async function withConcurrencySlot(
+export function withConcurrencySlot(
   input: PipelineRunInput,
   run: () => Promise<PipelineRunResult>,
 ): Promise<PipelineRunResult> {
-  const { concurrency } = input;
-  if (!concurrency) return run();
+  // No async frame for runs without a key (most): see runWithJobGuards.
+  return input.concurrency ? withSlot(input, input.concurrency, run) : run();
+}
+
+async function withSlot(
+  input: PipelineRunInput,
+  concurrency: NonNullable<PipelineRunInput['concurrency']>,
+  run: () => Promise<PipelineRunResult>,
+): Promise<PipelineRunResult> {
   const semaphoreId = concurrencySemaphoreId(input.spec.name, concurrency.key);
   const { workflowId, runId } = workflowInfo();
   let granted = false;

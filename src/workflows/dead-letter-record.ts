@@ -37,23 +37,29 @@ export function letterIdOf(input: PipelineRunInput): string {
 }
 
 /** Runs a pipeline run's body, then does its part for the dead-letter queue. */
-export async function withDeadLetter(
+export function withDeadLetter(
   input: PipelineRunInput,
   run: () => Promise<PipelineRunResult>,
 ): Promise<PipelineRunResult> {
-  let result: PipelineRunResult;
-  try {
-    result = await run();
-  } catch (err) {
-    const details = pipelineFailureDetails(err);
-    if (details && patched(DEAD_LETTER_PATCH)) await fileDeadLetter(input, details);
-    throw err;
-  }
-  // Only runs redriven from a queued letter carry `deadLetter`: no recorded history has it.
-  if (result.status === 'completed' && input.redrive?.deadLetter && patched(DEAD_LETTER_PATCH)) {
-    await markRedriven(input.redrive.deadLetter);
-  }
-  return result;
+  // One `then` rather than an async frame with an await: each promise a workflow creates costs the SDK a
+  // stack capture (its promise hook), and this wraps every run.
+  return run().then(
+    (result) => {
+      // Only runs redriven from a queued letter carry `deadLetter`: no recorded history has it.
+      const letter = input.redrive?.deadLetter;
+      if (result.status === 'completed' && letter && patched(DEAD_LETTER_PATCH)) {
+        return markRedriven(letter).then(() => result);
+      }
+      return result;
+    },
+    (err: unknown) => {
+      const details = pipelineFailureDetails(err);
+      if (!details || !patched(DEAD_LETTER_PATCH)) throw err;
+      return fileDeadLetter(input, details).then(() => {
+        throw err;
+      });
+    },
+  );
 }
 
 function pipelineFailureDetails(err: unknown): PipelineFailureDetails | undefined {

@@ -26,7 +26,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
   return {
     inbound: [
       {
-        async execute(input, next) {
+        execute(input, next) {
           const info = workflowInfo();
           if (info.workflowType === PIPELINE_WORKFLOW_TYPE) {
             const runInput = input.args[0] as PipelineRunInput | undefined;
@@ -46,7 +46,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     ],
     outbound: [
       {
-        async scheduleActivity(input, next) {
+        scheduleActivity(input, next) {
           if (occurrence === undefined) return next(input);
           return next({
             ...input,
@@ -57,7 +57,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
             },
           });
         },
-        async scheduleLocalActivity(input, next) {
+        scheduleLocalActivity(input, next) {
           if (occurrence === undefined) return next(input);
           const stepPath = input.options.summary;
           return next({

@@ -125,12 +125,20 @@ async function runOnError(name: string, event: JobErrorEvent): Promise<void> {
  * Wraps the pipeline interpreter with the job guards. The interpreter is passed in, so that this file
  * and the interpreter can change independently.
  */
-export async function runWithJobGuards(
+export function runWithJobGuards(
   input: PipelineRunInput,
   interpret: (input: PipelineRunInput, lagMs: number | undefined) => Promise<PipelineRunResult>,
 ): Promise<PipelineRunResult> {
-  const job = input.job;
-  if (!job) return interpret(input, undefined);
+  // Not an async frame for runs without a job: every promise a workflow creates costs a stack capture
+  // (the SDK's promise hook for stack-trace queries), so the common path adds none.
+  return input.job ? guarded(input, input.job, interpret) : interpret(input, undefined);
+}
+
+async function guarded(
+  input: PipelineRunInput,
+  job: NonNullable<PipelineRunInput['job']>,
+  interpret: (input: PipelineRunInput, lagMs: number | undefined) => Promise<PipelineRunResult>,
+): Promise<PipelineRunResult> {
   // Until the interpreter installs its own handler (after the guards), `progress` says the run waits.
   const waiting: PipelineProgress = {
     pipeline: input.spec.name,

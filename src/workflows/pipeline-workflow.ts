@@ -12,7 +12,7 @@ import type { PipelineRunInput, PipelineRunResult } from './run-types';
  * key holds a slot of its key (concurrency-guard.ts); a run that fails for good files a dead letter
  * (dead-letter-record.ts).
  */
-export async function pipelineWorkflow(input: PipelineRunInput): Promise<PipelineRunResult> {
+export function pipelineWorkflow(input: PipelineRunInput): Promise<PipelineRunResult> {
   reportRunStarted(input);
   return withDeadLetter(input, () =>
     runWithJobGuards(input, (i, lagMs) => withConcurrencySlot(i, () => interpretPipeline(i, lagMs))),

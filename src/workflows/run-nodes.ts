@@ -35,7 +35,8 @@ export interface RunContext {
 }
 
 /** Runs one top-level node on `input` (the previous node's output as an argument list). */
-export async function runNode(node: NodeSpec, input: unknown[], ctx: RunContext): Promise<unknown> {
+export function runNode(node: NodeSpec, input: unknown[], ctx: RunContext): Promise<unknown> {
+  // Not async: it only dispatches (an async frame would add a promise, and a stack capture, per node).
   switch (node.kind) {
     case 'step':
       return runActivity(node, node.id, input, ctx, true);
@@ -52,7 +53,7 @@ export async function runNode(node: NodeSpec, input: unknown[], ctx: RunContext)
   }
 }
 
-async function runActivity(
+function runActivity(
   step: StepSpec | MapSpec,
   stepId: string,
   input: unknown[],
@@ -71,17 +72,20 @@ async function runActivity(
   );
   const startedAt = Date.now();
   ctx.progress.started(stepId);
-  let output: unknown;
-  try {
-    output = await fn(...input);
-  } catch (err) {
-    ctx.progress.stopped(stepId);
-    throw new StepFailed(stepId, input, attemptsOf(err, step.retry), isCancellation(err), err);
-  }
-  ctx.progress.stopped(stepId);
-  if (recordCompletion) ctx.progress.completed({ id: stepId, durationMs: Date.now() - startedAt });
-  ctx.saga.record(step, stepId, input, output);
-  return output;
+  // One `then` rather than an async frame and an await: two promises fewer per step, each a stack capture
+  // by the SDK's promise hook. The continuation runs on the same microtask turn as an await would.
+  return fn(...input).then(
+    (output) => {
+      ctx.progress.stopped(stepId);
+      if (recordCompletion) ctx.progress.completed({ id: stepId, durationMs: Date.now() - startedAt });
+      ctx.saga.record(step, stepId, input, output);
+      return output;
+    },
+    (err: unknown) => {
+      ctx.progress.stopped(stepId);
+      throw new StepFailed(stepId, input, attemptsOf(err, step.retry), isCancellation(err), err);
+    },
+  );
 }
 
 /**
