@@ -1,0 +1,236 @@
+/*
+ * Where the time of a run goes: the CPU one run costs, ours against the hand-written workflow doing the
+ * same three no-op activities, split by who spends it (Linux /proc):
+ * - the worker process's main thread (client calls, activities, the SDK's payload and gRPC handling),
+ * - its workflow threads (the sandbox that runs workflow code: interpreter, SDK, promise hook),
+ * - the SDK's native core threads, and V8's helper threads (GC),
+ * - the Temporal server process;
+ * and the promises a run creates in the workflow sandbox, counted with a V8 promise hook on a worker in
+ * debug mode (which runs workflows on the main thread): the SDK captures a stack trace for each one (its
+ * stack-trace query), which makes them the sandbox's main per-run cost.
+ *
+ * Sides run in turns (rotating order) with the same runs in flight, pipeline and hand-written alike, so
+ * every side meets the same server. Lower is better; a ratio over 1 is what ours costs more.
+ *
+ *   npm run bench -- run-cost
+ *   TEMPORAL_ADDRESS=127.0.0.1:7233 npx tsx bench/run-cost.bench.ts --runs 100 --rounds 3 --inflight 20
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import v8 from 'node:v8';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { readEnv } from '../src/config';
+import { PipelineClient } from '../src/client/pipeline-client';
+import { pipeline } from '../src/pipeline';
+import { createWorker } from '../src/worker/create-worker';
+import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
+import { noopSteps } from './noop-steps';
+import { ownThreadsCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
+import { intArg, reportRows, type SummaryRow } from './summary';
+
+const RUNS = intArg('runs', 100);
+const ROUNDS = intArg('rounds', 3);
+const IN_FLIGHT = intArg('inflight', 20);
+const BENCH = 'run-cost';
+
+type Side = 'pipeline' | 'handWritten' | 'pipelineLocal' | 'handWrittenLocal';
+const LABELS: Record<Side, string> = {
+  pipeline: 'pipeline (regular steps)',
+  handWritten: 'hand-written (regular)',
+  pipelineLocal: 'pipeline (local steps)',
+  handWrittenLocal: 'hand-written (local)',
+};
+const PAIRS: [Side, Side][] = [
+  ['pipeline', 'handWritten'],
+  ['pipelineLocal', 'handWrittenLocal'],
+];
+/** Who spends the CPU. */
+const PARTS = ['main thread', 'workflow threads', 'core and V8 helpers', 'Temporal server'] as const;
+type Part = (typeof PARTS)[number];
+
+async function main(): Promise<void> {
+  // Threads alive before any worker exists are V8's and libuv's helpers; those after are the SDK's.
+  const helperThreads = new Set(ownThreadsCpuMs().keys());
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const address = readEnv().temporalAddress ?? 'localhost:7233';
+  const serverPid = pidListeningOn(Number(address.split(':').pop()));
+  const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} };
+  const [pipelineBundle, baselineBundle] = await Promise.all([
+    buildWorkflowBundle(quiet),
+    bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'baseline-workflows.ts'), logger: quiet }),
+  ]);
+  const native = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const queues = { pipeline: `cost-p-${randomUUID()}`, baseline: `cost-b-${randomUUID()}` };
+  const regular = pipeline('cost-3-noop', { steps: noopSteps }).step('stepA').step('stepB').step('stepC');
+  const local = pipeline('cost-3-noop-local', { steps: noopSteps, localSteps: true })
+    .step('stepA')
+    .step('stepB')
+    .step('stepC');
+  const pipelines = new PipelineClient(client, { taskQueue: queues.pipeline });
+  const handWritten = (workflow: string, taskQueue: string) => (x: number) =>
+    client.workflow.execute<(x: number) => Promise<number>>(workflow, {
+      taskQueue,
+      workflowId: `cost-b-${randomUUID()}`,
+      args: [x],
+    });
+  const runnersOn = (baselineQueue: string): Record<Side, (x: number) => Promise<unknown>> => ({
+    pipeline: (x) => pipelines.run(regular, [x], { workflowId: `cost-p-${randomUUID()}` }),
+    handWritten: handWritten('baselineWorkflow', baselineQueue),
+    pipelineLocal: (x) => pipelines.run(local, [x], { workflowId: `cost-pl-${randomUUID()}` }),
+    handWrittenLocal: handWritten('baselineLocalWorkflow', baselineQueue),
+  });
+  const sides = Object.keys(LABELS) as Side[];
+  const rows: SummaryRow[] = [];
+
+  // 1. CPU per run, by part.
+  const workers = [
+    await createWorker({
+      connection: native,
+      taskQueue: queues.pipeline,
+      steps: noopSteps,
+      workflowBundle: { code: pipelineBundle.code },
+    }),
+    await Worker.create({
+      connection: native,
+      taskQueue: queues.baseline,
+      activities: noopSteps,
+      workflowBundle: { code: baselineBundle.code },
+    }),
+  ];
+  const runners = runnersOn(queues.baseline);
+  const cpu = Object.fromEntries(
+    sides.map((s) => [s, Object.fromEntries(PARTS.map((p) => [p, 0]))]),
+  ) as Record<Side, Record<Part, number>>;
+  const sample = (): Record<Part, number> => {
+    const parts = Object.fromEntries(PARTS.map((p) => [p, 0])) as Record<Part, number>;
+    for (const [thread, ms] of ownThreadsCpuMs()) {
+      const [tid, name] = [Number(thread.split(' ')[0]), thread.slice(thread.indexOf(' ') + 1)];
+      const part: Part =
+        tid === process.pid
+          ? 'main thread'
+          : name === 'node' && !helperThreads.has(thread)
+            ? 'workflow threads'
+            : 'core and V8 helpers';
+      parts[part] += ms;
+    }
+    parts['Temporal server'] = serverPid ? processCpuMs(serverPid) : 0;
+    return parts;
+  };
+  const pool = async (side: Side, n: number) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(IN_FLIGHT, n) }, async () => {
+        while (next < n) await runners[side](next++);
+      }),
+    );
+  };
+  const measure = async () => {
+    try {
+      for (const side of sides) await pool(side, 10); // warm-up, not counted
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const side of sides.map((_, i) => sides[(i + round) % sides.length]!)) {
+          const before = sample();
+          await pool(side, RUNS);
+          const after = sample();
+          for (const p of PARTS) cpu[side][p] += after[p] - before[p];
+        }
+      }
+    } finally {
+      for (const w of workers) w.shutdown();
+    }
+  };
+  await Promise.all([...workers.map((w) => w.run()), measure()]);
+  const measured = PARTS.filter((p) => p !== 'Temporal server' || serverPid);
+  const perRun = (side: Side, part: Part | 'all') =>
+    (part === 'all' ? measured.reduce((sum, p) => sum + cpu[side][p], 0) : cpu[side][part]) / (RUNS * ROUNDS);
+  for (const [ours, base] of PAIRS) {
+    for (const part of [...measured, 'all'] as const) {
+      rows.push({
+        bench: BENCH,
+        metric: `CPU per run: ${part === 'all' ? 'all of it' : part}`,
+        unit: 'ms',
+        ours: LABELS[ours],
+        oursValue: perRun(ours, part),
+        baseline: LABELS[base],
+        baselineValue: perRun(base, part),
+        ratio: perRun(ours, part) / perRun(base, part),
+      });
+    }
+  }
+  if (!serverPid) console.log(`server CPU not measured: no process of this user listens on ${address}`);
+
+  // 2. Promises per run in the workflow sandbox (debug mode: workflows on this thread, where the hook is).
+  const debugQueues = { pipeline: `cost-dp-${randomUUID()}`, baseline: `cost-db-${randomUUID()}` };
+  const debugWorkers = [
+    await createWorker({
+      connection: native,
+      taskQueue: debugQueues.pipeline,
+      steps: noopSteps,
+      workflowBundle: { code: pipelineBundle.code },
+      workerOptions: { debugMode: true },
+    }),
+    await Worker.create({
+      connection: native,
+      taskQueue: debugQueues.baseline,
+      activities: noopSteps,
+      workflowBundle: { code: baselineBundle.code },
+      debugMode: true,
+    }),
+  ];
+  const debugPipelines = new PipelineClient(client, { taskQueue: debugQueues.pipeline });
+  const debugRunners: Record<Side, () => Promise<unknown>> = {
+    pipeline: () => debugPipelines.run(regular, [1]),
+    handWritten: () => handWritten('baselineWorkflow', debugQueues.baseline)(1),
+    pipelineLocal: () => debugPipelines.run(local, [1]),
+    handWrittenLocal: () => handWritten('baselineLocalWorkflow', debugQueues.baseline)(1),
+  };
+  const counted = {} as Record<Side, number>;
+  const count = async () => {
+    try {
+      for (const side of sides) {
+        await debugRunners[side](); // warm-up: the sandbox's first run loads its modules
+        let promises = 0;
+        const stop = v8.promiseHooks.createHook({
+          init(promise: Promise<unknown>) {
+            if (promise.constructor !== Promise) promises++; // the sandbox's own Promise: workflow code
+          },
+        }) as () => void; // typed `Function` by @types/node
+        try {
+          await debugRunners[side]();
+        } finally {
+          stop();
+        }
+        counted[side] = promises;
+      }
+    } finally {
+      for (const w of debugWorkers) w.shutdown();
+    }
+  };
+  await Promise.all([...debugWorkers.map((w) => w.run()), count()]);
+  for (const [ours, base] of PAIRS) {
+    rows.push({
+      bench: BENCH,
+      metric: 'promises per run in the workflow sandbox',
+      unit: 'promises',
+      ours: LABELS[ours],
+      oursValue: counted[ours],
+      baseline: LABELS[base],
+      baselineValue: counted[base],
+      ratio: counted[ours] / counted[base],
+    });
+  }
+  console.log(
+    `${RUNS} runs per side in each of ${ROUNDS} rounds, ${IN_FLIGHT} in flight; promises: one run per side`,
+  );
+  reportRows(rows);
+  await native.close();
+  await connection.close();
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
