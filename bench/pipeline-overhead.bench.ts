@@ -8,6 +8,10 @@
  *   `--inflight` level; sides take turns in rounds whose order rotates, so drift in the machine's load
  *   hits all alike;
  * - single-run latency: runs one at a time, p50 and p99, ours against hand-written.
+ * Eager start: the same pipelines through a PipelineClient whose Client is on the worker's NativeConnection
+ * (Temporal hands the first workflow task back in the start response), against the regular sides; and,
+ * to tell eager start from the connection kind, the regular steps on that NativeConnection with
+ * `eagerStart: false`.
  *
  *   npm run bench -- pipeline-overhead
  *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/pipeline-overhead.bench.ts --runs 100 --inflight 10,50 --latency-runs 50
@@ -31,13 +35,24 @@ const LEVELS = intListArg('inflight', [10, 50]);
 const LATENCY_RUNS = intArg('latency-runs', 100);
 const BENCH = 'pipeline-overhead';
 
-type Side = 'pipeline' | 'pipelineLocal' | 'handWritten' | 'handWrittenLocal' | 'bullmq';
+type Side =
+  | 'pipeline'
+  | 'pipelineLocal'
+  | 'handWritten'
+  | 'handWrittenLocal'
+  | 'bullmq'
+  | 'pipelineEager'
+  | 'pipelineLocalEager'
+  | 'pipelineNative';
 const LABELS: Record<Side, string> = {
   pipeline: 'pipeline (regular steps)',
   pipelineLocal: 'pipeline (local steps)',
   handWritten: 'hand-written (regular)',
   handWrittenLocal: 'hand-written (local)',
   bullmq: 'BullMQ flow (3 chained jobs)',
+  pipelineEager: 'pipeline (regular steps, eager start)',
+  pipelineLocalEager: 'pipeline (local steps, eager start)',
+  pipelineNative: 'pipeline (regular steps, NativeConnection, no eager start)',
 };
 /** Ours against its baseline, as the summary shows them. */
 const PAIRS: [Side, Side][] = [
@@ -46,6 +61,9 @@ const PAIRS: [Side, Side][] = [
   ['pipelineLocal', 'handWrittenLocal'],
   ['pipeline', 'bullmq'],
   ['pipelineLocal', 'bullmq'],
+  ['pipelineEager', 'pipeline'],
+  ['pipelineLocalEager', 'pipelineLocal'],
+  ['pipelineEager', 'pipelineNative'],
 ];
 
 async function main(): Promise<void> {
@@ -83,6 +101,17 @@ async function main(): Promise<void> {
     .step('stepB')
     .step('stepC');
   const pipelines = new PipelineClient(client, { taskQueue: pipelineQueue });
+  // A client on the worker's NativeConnection: what eager start needs (PipelineClient asks by default).
+  const nativeClient = new Client({ connection: native });
+  const eager = new PipelineClient(nativeClient, { taskQueue: pipelineQueue });
+  const nativeNotEager = new PipelineClient(nativeClient, { taskQueue: pipelineQueue, eagerStart: false });
+  const eagerlyStarted = { asked: 0, started: 0 };
+  const runEager = async (p: typeof regular, x: number, prefix: string) => {
+    const handle = await eager.start(p, [x], { workflowId: `${prefix}-${randomUUID()}` });
+    eagerlyStarted.asked++;
+    if (handle.eagerlyStarted) eagerlyStarted.started++;
+    return (await handle.result()).output;
+  };
   const check = (side: Side, out: unknown, x: number) => {
     if (out !== x + 3) throw new Error(`${side} returned ${String(out)} for ${x}`);
   };
@@ -98,6 +127,9 @@ async function main(): Promise<void> {
     handWritten: handWritten('baselineWorkflow'),
     handWrittenLocal: handWritten('baselineLocalWorkflow'),
     ...(bullmq ? { bullmq: (x: number) => bullmq.run(x) } : {}),
+    pipelineEager: (x) => runEager(regular, x, 'bench-pe'),
+    pipelineLocalEager: (x) => runEager(local, x, 'bench-ple'),
+    pipelineNative: (x) => nativeNotEager.run(regular, [x], { workflowId: `bench-pn-${randomUUID()}` }),
   };
   const sides = Object.keys(runners) as Side[];
   const runOnce = async (side: Side, x: number) => check(side, await runners[side]!(x), x);
@@ -160,6 +192,9 @@ async function main(): Promise<void> {
         pipelineLocal: [] as number[],
         handWritten: [] as number[],
         handWrittenLocal: [] as number[],
+        pipelineEager: [] as number[],
+        pipelineLocalEager: [] as number[],
+        pipelineNative: [] as number[],
       };
       const latencySides = Object.keys(latencies) as (keyof typeof latencies)[];
       for (let i = 0; i < LATENCY_RUNS; i++) {
@@ -176,6 +211,9 @@ async function main(): Promise<void> {
       for (const [ours, base] of [
         ['pipeline', 'handWritten'],
         ['pipelineLocal', 'handWrittenLocal'],
+        ['pipelineEager', 'pipeline'],
+        ['pipelineLocalEager', 'pipelineLocal'],
+        ['pipelineEager', 'pipelineNative'],
       ] as const) {
         for (const p of [50, 99]) {
           const o = pct(latencies[ours], p);
@@ -200,6 +238,9 @@ async function main(): Promise<void> {
   await Promise.all([pipelineWorker.run(), baselineWorker.run(), measure()]);
   console.log(
     `${RUNS} runs per side and level in ${ROUNDS} rounds (rotating order); latency: ${LATENCY_RUNS} runs per side`,
+  );
+  console.log(
+    `eager start: ${eagerlyStarted.started} of ${eagerlyStarted.asked} eager-side runs eagerly started`,
   );
   reportRows(rows);
   await bullmq?.close();

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const server = env.temporalAddress ? undefined : await DevServer.startEphemeral(env);
   const address = env.temporalAddress ?? server!.address;
+  // Connected first: an unreachable server becomes one line saying what to set.
   const connection = await connectToTemporal({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   const taskQueue = `flow-demo-${randomUUID()}`;
@@ -52,7 +53,9 @@ async function main(): Promise<void> {
       taskQueue,
       steps,
     });
-    const client = new Client({ connection, namespace: env.namespace });
+    // On the worker's NativeConnection, the runs this process starts start eagerly: the server hands the
+    // first workflow task to this worker in the start response (docs/pipelines.md, "eager start").
+    const client = new Client({ connection: nativeConnection, namespace: env.namespace });
     const lines = await worker.runUntil(runFlowDemo(new PipelineClient(client, { taskQueue, steps })));
     for (const line of lines) console.log(line);
   } finally {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import {
+  InternalConnectionLikeSymbol,
   WorkflowExecutionAlreadyStartedError,
   type Client,
-  type WorkflowHandle,
+  type InternalConnectionLike,
+  type WorkflowHandleWithStartDetails,
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
@@ -34,14 +36,29 @@ import type { DeadLetterEntry } from '../workflows/dead-letter-defs';
 
 type PipelineWorkflowFn = (input: PipelineRunInput) => Promise<PipelineRunResult>;
 
-/** Handle of a started pipeline run: the SDK's workflow handle. */
-export type PipelineRunHandle = WorkflowHandle<PipelineWorkflowFn>;
+/**
+ * Handle of a started pipeline run: the SDK's workflow handle, with `firstExecutionRunId` and
+ * `eagerlyStarted` (true when a worker of this process got the run's first workflow task in the start
+ * response, see {@link PipelineClientOptions.eagerStart}).
+ */
+export type PipelineRunHandle = WorkflowHandleWithStartDetails<PipelineWorkflowFn>;
 
 export interface PipelineClientOptions {
   /** Task queue the workers poll. */
   taskQueue: string;
   /** The worker's steps (object or names): pipelines naming another step are rejected before they start. */
   steps?: Record<string, unknown> | readonly string[];
+  /**
+   * Ask for Temporal's eager workflow start on {@link PipelineClient.start}, `run` and `redrive`: the
+   * server hands the run's first workflow task back in the start response, to a worker of this process,
+   * instead of through the task queue. It takes effect when the client's connection is the
+   * `NativeConnection` of a running worker on `taskQueue` (`new Client({ connection: worker's
+   * NativeConnection })`) with a free workflow task slot, and the server allows it (dynamic config
+   * `system.enableEagerWorkflowStart`, on in the Temporal CLI's dev server); otherwise the run starts as
+   * usual. A client on a plain `Connection` never asks (the SDK would refuse). `false` never asks.
+   * @default true
+   */
+  eagerStart?: boolean;
 }
 
 export interface StartPipelineOptions {
@@ -93,12 +110,14 @@ export interface RedriveOptions {
  */
 export class PipelineClient {
   private readonly knownSteps: readonly string[] | undefined;
+  private readonly requestEagerStart: boolean;
 
   constructor(
     readonly client: Client,
     readonly options: PipelineClientOptions,
   ) {
     this.knownSteps = knownStepNames(options.steps);
+    this.requestEagerStart = (options.eagerStart ?? true) && supportsEagerStart(client);
   }
 
   /**
@@ -257,9 +276,23 @@ export class PipelineClient {
 
   private async startWorkflow(options: WorkflowStartOptions<PipelineWorkflowFn>): Promise<PipelineRunHandle> {
     try {
-      return await this.client.workflow.start<PipelineWorkflowFn>(PIPELINE_WORKFLOW_TYPE, options);
+      return await this.client.workflow.start<PipelineWorkflowFn>(PIPELINE_WORKFLOW_TYPE, {
+        ...options,
+        ...(this.requestEagerStart ? { requestEagerStart: true } : {}),
+      });
     } catch (err) {
       translateServiceError(err);
     }
   }
+}
+
+/**
+ * Whether the client's connection can take an eager workflow task: the flag the SDK itself checks before it
+ * sends `requestEagerStart` (set by `NativeConnection` only), so both agree. Whether a worker of this
+ * process takes the task is settled per start by the SDK (no worker on the task queue on this connection,
+ * or none with a free slot: `eagerlyStarted` is false and the run starts through the task queue).
+ */
+function supportsEagerStart(client: Client): boolean {
+  const connection = client.connection as InternalConnectionLike;
+  return connection[InternalConnectionLikeSymbol]?.supportsEagerStart === true;
 }
