@@ -43,7 +43,13 @@ async function main(): Promise<void> {
       // Not spawnSync: this process must keep draining the embedded server's output while a bench runs.
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, file), ...forwarded], {
         stdio: 'inherit',
-        env: { ...process.env, TEMPORAL_ADDRESS: address, TFLOW_BENCH_SUMMARY: summaryFile },
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: address,
+          TFLOW_BENCH_SUMMARY: summaryFile,
+          // A bench may leave what it created on a server that dies with this run.
+          TFLOW_BENCH_SERVER: server ? 'ephemeral' : 'external',
+        },
       });
       const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
         child.once('exit', (c, s) => resolve([c, s])),

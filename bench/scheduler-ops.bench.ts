@@ -3,11 +3,14 @@
  * the same operations through the raw Temporal ScheduleClient on the same schedules, side by side in the
  * same process (alternating chunks). Prints the time per operation of each phase, the ratio (ours / raw),
  * and how a full listing grows from the smallest to the largest of `--sizes` (jobs are created up to each
- * size in turn; N is the largest). Stats: `getStats()` against the raw reads it stands for (every schedule
- * listed and described, and the count of running runs).
+ * size in turn; N is the largest). Describes and removals are timed on `--sample` jobs per side spread
+ * over all N (a call's cost does not depend on how many of them are timed, and a full pass at 10,000 would
+ * double the run). Stats: `getStats()` against the raw reads it stands for (every schedule listed and
+ * described, and the count of running runs), at `--stats-at` jobs per side (default: the smallest size),
+ * since each call describes every schedule of the namespace. A progress line at most every 10 s.
  *
- *   npm run bench -- scheduler-ops                          # sizes 1000,10000: slow
- *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/scheduler-ops.bench.ts --sizes 100,300 --chunk 50
+ *   npm run bench -- scheduler-ops                          # sizes 1000,10000: ~15 min on 2 cores
+ *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/scheduler-ops.bench.ts --sizes 100,300 --sample 100
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -24,15 +27,34 @@ import { intArg as arg, intListArg, reportRows, type SummaryRow } from './summar
 
 const SIZES = [...new Set(intListArg('sizes', [1000, 10000]))].sort((a, b) => a - b);
 const N = SIZES[SIZES.length - 1]!;
-if (N % 2 !== 0) throw new Error('the largest of --sizes must be even: half the jobs are deleted each way');
 const ROUNDS = arg('rounds', 1);
-const CONCURRENCY = arg('concurrency', 8);
+const CONCURRENCY = arg('concurrency', 16);
 const LIST_SAMPLE = SIZES[0]!;
 const CHUNK = arg('chunk', 50);
-const LIST_REPEAT = SIZES.length > 1 ? 3 : 5;
+/** Jobs per side described, and removed each way (warm, cold), once all N exist: spread over the N. */
+const SAMPLE = Math.min(arg('sample', 1000), Math.floor(N / 2));
+/** getStats() describes every schedule: timed once this many jobs per side exist (the smallest size). */
+const STATS_AT = arg('stats-at', SIZES[0]!);
+if (!SIZES.includes(STATS_AT)) throw new Error(`--stats-at must be one of --sizes (${SIZES.join(',')})`);
+const LIST_REPEAT = SIZES.length > 1 ? 2 : 4;
 const STATS_REPEAT = 2;
+/** The server dies with the bench run (bench/run.ts started it): jobs left after the timed removals stay. */
+const SERVER_IS_EPHEMERAL = process.env.TFLOW_BENCH_SERVER === 'ephemeral';
+/** A progress line at most this often, so that a long run is visibly alive. */
+const PROGRESS_EVERY_MS = 10_000;
 
-type Phase = 'create' | 'describe' | 'list' | 'stats' | 'delete' | 'delete-cold';
+const began = performance.now();
+let lastProgress = 0;
+/** Prints `[elapsed] phase done/total` (at most every PROGRESS_EVERY_MS unless `force`). */
+function progress(phase: string, done: number, total: number, force = false): void {
+  const now = performance.now();
+  if (!force && now - lastProgress < PROGRESS_EVERY_MS) return;
+  lastProgress = now;
+  const elapsed = ((now - began) / 1000).toFixed(0).padStart(5);
+  console.log(`[${elapsed} s] ${phase} ${done}/${total} per side`);
+}
+
+type Phase = 'create' | 'describe' | 'stats' | 'delete' | 'delete-cold';
 interface Side {
   name: 'temporal-flow' | 'raw';
   create: (id: string) => Promise<unknown>;
@@ -63,25 +85,39 @@ async function pool(ids: string[], fn: (id: string) => Promise<unknown>): Promis
  * same server conditions (the dev server's background work after a burst weighs on whoever comes next).
  */
 async function sideBySide(
+  phase: string,
   sides: Side[],
   ids: Record<Side['name'], string[]>,
   op: (side: Side) => (id: string) => Promise<unknown>,
   totals: Record<Side['name'], number>,
 ): Promise<void> {
   const n = ids[sides[0]!.name].length;
+  progress(phase, 0, n, true);
   for (let from = 0, k = 0; from < n; from += CHUNK, k++) {
     for (const side of k % 2 === 0 ? sides : [...sides].reverse()) {
       totals[side.name] += await pool(ids[side.name].slice(from, from + CHUNK), op(side));
     }
+    progress(phase, Math.min(from + CHUNK, n), n);
   }
 }
 
-/** Waits until a listing shows `expected` jobs of `prefix` (listings are eventually consistent). */
-async function waitListed(side: Side, prefix: string, expected: number): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while ((await side.list(prefix)) !== expected) {
-    if (Date.now() > deadline) throw new Error(`visibility never showed ${expected} jobs of ${prefix}`);
-    await new Promise((r) => setTimeout(r, 100));
+/**
+ * Waits until visibility shows `expected` jobs of each prefix (listings are eventually consistent): one
+ * raw listing counts both sides, and the pause between listings grows, since each reads every schedule.
+ */
+async function waitListed(client: Client, prefixes: string[], expected: number): Promise<void> {
+  const deadline = Date.now() + 120_000 + 20 * expected;
+  for (let pause = 250; ; pause = Math.min(pause * 2, 4_000)) {
+    const seen = prefixes.map(() => 0);
+    for await (const s of client.schedule.list()) {
+      const i = prefixes.findIndex((p) => s.scheduleId.startsWith(p));
+      if (i >= 0) seen[i]!++;
+    }
+    if (seen.every((n) => n === expected)) return;
+    progress(`waiting for visibility to list ${expected} jobs per side, seen`, Math.min(...seen), expected);
+    if (Date.now() > deadline)
+      throw new Error(`visibility never showed ${expected} jobs of ${prefixes.join(', ')}`);
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
 
@@ -181,7 +217,6 @@ async function main(): Promise<void> {
   const totals: Record<Phase, Record<Side['name'], number>> = {
     create: zero(),
     describe: zero(),
-    list: zero(),
     stats: zero(),
     delete: zero(),
     'delete-cold': zero(),
@@ -191,7 +226,8 @@ async function main(): Promise<void> {
   );
 
   console.log(
-    `${N} jobs per side, ${ROUNDS} round(s), chunks of ${CHUNK} alternating sides, ${CONCURRENCY} calls in flight`,
+    `${N} jobs per side (${SIZES.join(', ')}), ${ROUNDS} round(s), chunks of ${CHUNK} alternating sides, ` +
+      `${CONCURRENCY} calls in flight; describe and remove (warm, cold) on ${SAMPLE} of them each, stats at ${STATS_AT}`,
   );
   for (let round = 0; round < ROUNDS; round++) {
     const tag = randomUUID().slice(0, 8);
@@ -202,42 +238,55 @@ async function main(): Promise<void> {
     };
     // Created up to each size in turn, the full listing timed at each.
     let created = 0;
-    let full = zero();
     for (const size of SIZES) {
       const slice = {
         'temporal-flow': ids['temporal-flow'].slice(created, size),
         raw: ids.raw.slice(created, size),
       };
-      await sideBySide(sides, slice, (s) => s.create, totals.create);
+      await sideBySide(`create (up to ${size})`, sides, slice, (s) => s.create, totals.create);
       created = size;
-      for (const side of sides) await waitListed(side, prefixes[side.name], size);
+      await waitListed(client, Object.values(prefixes), size);
+      progress(`full listings at ${size}`, 0, LIST_REPEAT, true);
       const listed = await timeLists(sides, prefixes, size);
       for (const name of ['temporal-flow', 'raw'] as const) {
         listAt[size]![name] += listed[name] / ROUNDS;
       }
-      full = listed;
-    }
-    for (const name of ['temporal-flow', 'raw'] as const) totals.list[name] += full[name];
-    for (let i = 0; i < STATS_REPEAT; i++) {
-      for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
-        const start = performance.now();
-        await side.stats();
-        totals.stats[side.name] += (performance.now() - start) / STATS_REPEAT;
+      if (size === STATS_AT) {
+        // One pass untimed first: the first pass after a burst of creates meets a server still busy with
+        // it (21 s against 10 to 12 s for the next three at 1,000 jobs per side), whichever side it is.
+        progress(`stats at ${size} (warm-up, not timed)`, 0, 1, true);
+        await sides[1]!.stats();
+        for (let i = 0; i < STATS_REPEAT; i++) {
+          for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+            progress(`stats at ${size} (${side.name})`, i, STATS_REPEAT, true);
+            const start = performance.now();
+            await side.stats();
+            totals.stats[side.name] += (performance.now() - start) / STATS_REPEAT;
+          }
+        }
       }
     }
-    await sideBySide(sides, ids, (s) => s.describe, totals.describe);
-    // Half the jobs are removed by the scheduler that created them, half by one that never saw them.
-    const half = (list: string[]) => [list.slice(0, N / 2), list.slice(N / 2)] as const;
-    const [warmTF, coldTF] = half(ids['temporal-flow']);
-    const [warmRaw, coldRaw] = half(ids.raw);
-    await sideBySide(sides, { 'temporal-flow': warmTF, raw: warmRaw }, (s) => s.remove, totals.delete);
-    await sideBySide(
-      sides,
-      { 'temporal-flow': coldTF, raw: coldRaw },
-      (s) => s.removeCold,
-      totals['delete-cold'],
-    );
-    for (const side of sides) await waitListed(side, prefixes[side.name], 0);
+    // Sampled among all N (every k-th id), so the calls meet the namespace at its full size.
+    const spread = (list: string[], offset: number) =>
+      Array.from({ length: SAMPLE }, (_, i) => list[Math.floor(((i + offset / 2) * N) / SAMPLE)]!);
+    const sample = (offset: number) => ({
+      'temporal-flow': spread(ids['temporal-flow'], offset),
+      raw: spread(ids.raw, offset),
+    });
+    await sideBySide('describe', sides, sample(0), (s) => s.describe, totals.describe);
+    // A sample removed by the scheduler that created the jobs, another by one that never saw them.
+    const warm = sample(0);
+    const cold = sample(1);
+    await sideBySide('remove', sides, warm, (s) => s.remove, totals.delete);
+    await sideBySide('remove (cold)', sides, cold, (s) => s.removeCold, totals['delete-cold']);
+    if (!SERVER_IS_EPHEMERAL) {
+      // Not timed: the jobs the samples left, removed so that a shared server is left as it was.
+      const removed = new Set([...warm.raw, ...cold.raw, ...warm['temporal-flow'], ...cold['temporal-flow']]);
+      const rest = [...ids.raw, ...ids['temporal-flow']].filter((id) => !removed.has(id));
+      progress('clean-up (not timed)', 0, rest.length, true);
+      await pool(rest, (id) => client.schedule.getHandle(id).delete());
+    }
+    progress('done', N, N, true);
   }
 
   const rows: SummaryRow[] = [];
@@ -253,10 +302,12 @@ async function main(): Promise<void> {
       ratio: ours / raw,
     });
   for (const phase of ['create', 'describe', 'delete', 'delete-cold'] as Phase[]) {
-    // Time per call, with CONCURRENCY calls in flight. Each delete phase covers half the jobs.
-    const ops = (phase.startsWith('delete') ? N / 2 : N) * ROUNDS;
+    // Time per call, with CONCURRENCY calls in flight: creates of all N, the others on samples of SAMPLE.
+    const ops = (phase === 'create' ? N : SAMPLE) * ROUNDS;
     row(
-      `${phase}, ${N} jobs, ${CONCURRENCY} in flight`,
+      phase === 'create'
+        ? `create, ${N} jobs, ${CONCURRENCY} in flight`
+        : `${phase}, ${SAMPLE} of ${N} jobs, ${CONCURRENCY} in flight`,
       'ms/op',
       totals[phase]['temporal-flow'] / ops,
       totals[phase].raw / ops,
@@ -266,7 +317,12 @@ async function main(): Promise<void> {
   for (const size of SIZES) {
     row(`full listing at ${size} jobs per side`, 'ms', listAt[size]!['temporal-flow'], listAt[size]!.raw);
   }
-  row(`stats of ${N} jobs per side`, 'ms', totals.stats['temporal-flow'] / ROUNDS, totals.stats.raw / ROUNDS);
+  row(
+    `stats at ${STATS_AT} jobs per side`,
+    'ms',
+    totals.stats['temporal-flow'] / ROUNDS,
+    totals.stats.raw / ROUNDS,
+  );
   console.log(`sizes ${SIZES.join(', ')}; listing growth x${(N / LIST_SAMPLE).toFixed(0)} jobs:`);
   for (const side of ['temporal-flow', 'raw'] as const) {
     const first = listAt[LIST_SAMPLE]![side];

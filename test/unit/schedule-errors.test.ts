@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, TemporalFlowError } from '../../src/errors';
-import { compileTrigger } from '../../src/schedule/compile-trigger';
+import { compileTrigger, validateTimezone } from '../../src/schedule/compile-trigger';
 import { InvalidPolicyError, InvalidTriggerError } from '../../src/schedule/errors';
 import { compilePolicies, type JobPolicies } from '../../src/schedule/policies';
 import { previewTrigger } from '../../src/schedule/preview';
@@ -492,5 +492,15 @@ describe('bad schedule input gets a typed error that says what to write instead'
     expect((caught as Error).constructor).toBe(error);
     expect(caught).toBeInstanceOf(TemporalFlowError);
     expect(caught).toMatchObject({ field, message });
+  });
+});
+
+describe('validateTimezone remembers valid names only', () => {
+  it('still refuses a wrong-case or unknown name after the right one was accepted', () => {
+    expect(validateTimezone('America/New_York')).toBe('America/New_York');
+    expect(validateTimezone('America/New_York')).toBe('America/New_York');
+    expect(() => validateTimezone('america/new_york')).toThrow(/spelt with the wrong case/);
+    expect(() => validateTimezone('America/New_Yorkk')).toThrow(/not an IANA time zone name/);
+    expect(() => validateTimezone('america/new_york', 'zone')).toThrow(/^zone "america\/new_york"/);
   });
 });
