@@ -4,7 +4,9 @@
  * the workflows with webpack when it starts (what createWorker did before). Per side and round: time from
  * process start to polling, RSS once idle, and peak RSS while it serves a burst of runs of the example
  * health-check steps started all at once (without the example's 1-minute run timeout, which a burst on a
- * loaded machine can exceed). Builds dist/ first when its bundle is missing.
+ * loaded machine can exceed). Builds dist/ first when its bundle is missing. Both sides run compiled
+ * JavaScript with plain `node` (the child is compiled with esbuild into dist/bench/, the package itself is
+ * dist/), as a user runs a worker in production: tsx would add some 45 MB and its compile time to each.
  *
  *   npm run bench -- worker-footprint --rounds 2 --burst 200
  */
@@ -13,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { build } from 'esbuild';
 import { readEnv } from '../src/config';
 import { PipelineClient } from '../src/client/pipeline-client';
 import { pipeline } from '../src/pipeline';
@@ -36,6 +39,27 @@ const root = path.resolve(__dirname, '..');
 const MB = 1024 * 1024;
 const healthCheck = pipeline('footprint-health-check', { steps }).step('sampleHost').step('judgeHealth');
 
+/**
+ * Compiles the worker process to dist/bench/worker-footprint-child.js: its own code and the example steps
+ * only; `temporal-flow` and every other package stay imports that node resolves (the package's own
+ * exports point at dist/). tsconfig.build.json has no `paths`, so `temporal-flow` is not mapped to src/.
+ */
+async function compileChild(): Promise<string> {
+  const outfile = path.join(root, 'dist/bench/worker-footprint-child.js');
+  await build({
+    entryPoints: [path.join(__dirname, 'worker-footprint-child.ts')],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    tsconfig: path.join(root, 'tsconfig.build.json'),
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
 function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const onMessage = (msg: { type: string }) => {
@@ -51,10 +75,11 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   });
 }
 
-async function measure(side: Side, address: string, client: Client): Promise<Figures> {
+async function measure(side: Side, childJs: string, address: string, client: Client): Promise<Figures> {
   const taskQueue = `bench-footprint-${randomUUID()}`;
-  const child = fork(path.join(__dirname, 'worker-footprint-child.ts'), [side, address, taskQueue], {
-    execArgv: ['--import', 'tsx'],
+  const child = fork(childJs, [side, address, taskQueue], {
+    // Not this process's `--import tsx`: the worker runs as compiled JavaScript.
+    execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise((r) => child.once('exit', r));
@@ -87,6 +112,7 @@ async function main(): Promise<void> {
     console.log('dist/workflow-bundle.js is missing: running npm run build first');
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   }
+  const childJs = await compileChild();
   const address = readEnv().temporalAddress ?? 'localhost:7233';
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
@@ -95,7 +121,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate the order so that drift in the machine's load hits both sides alike.
       for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
-        results[side].push(await measure(side, address, client));
+        results[side].push(await measure(side, childJs, address, client));
       }
     }
   } finally {
@@ -112,7 +138,9 @@ async function main(): Promise<void> {
     ['peakRssMb', `RSS peak during a ${BURST}-run burst`, 'MB'],
     ['burstMs', `${BURST}-run burst wall time`, 'ms'],
   ];
-  console.log(`${ROUNDS} round(s) per side, medians; worker processes run with tsx (both sides alike)`);
+  console.log(
+    `${ROUNDS} round(s) per side, medians; worker processes run compiled, with plain node (both sides alike)`,
+  );
   const rows: SummaryRow[] = metrics.map(([key, metric, unit]) => {
     const ours = median('prebuilt', key);
     const baseline = median('bundle-at-start', key);
