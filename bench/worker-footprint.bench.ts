@@ -5,8 +5,8 @@
  * process start to polling, RSS once idle, and peak RSS while it serves a burst of runs of the example
  * health-check steps started all at once (without the example's 1-minute run timeout, which a burst on a
  * loaded machine can exceed). Builds dist/ first when its bundle is missing. Both sides run compiled
- * JavaScript with plain `node` (the child is compiled with esbuild into dist/bench/, the package itself is
- * dist/), as a user runs a worker in production: tsx would add some 45 MB and its compile time to each.
+ * JavaScript with plain `node` (the child is compiled with esbuild into .tflow/bench/, the package itself
+ * is dist/), as a user runs a worker in production: tsx would add some 45 MB and its compile time to each.
  *
  *   npm run bench -- worker-footprint --rounds 2 --burst 200
  */
@@ -40,12 +40,13 @@ const MB = 1024 * 1024;
 const healthCheck = pipeline('footprint-health-check', { steps }).step('sampleHost').step('judgeHealth');
 
 /**
- * Compiles the worker process to dist/bench/worker-footprint-child.js: its own code and the example steps
- * only; `temporal-flow` and every other package stay imports that node resolves (the package's own
- * exports point at dist/). tsconfig.build.json has no `paths`, so `temporal-flow` is not mapped to src/.
+ * Compiles the worker process to .tflow/bench/worker-footprint-child.js (local state, ignored by git and
+ * outside the published dist/): its own code and the example steps only; `temporal-flow` and every other
+ * package stay imports that node resolves (the package's own exports point at dist/). tsconfig.build.json
+ * has no `paths`, so `temporal-flow` is not mapped to src/.
  */
 async function compileChild(): Promise<string> {
-  const outfile = path.join(root, 'dist/bench/worker-footprint-child.js');
+  const outfile = path.join(root, '.tflow/bench/worker-footprint-child.js');
   await build({
     entryPoints: [path.join(__dirname, 'worker-footprint-child.ts')],
     outfile,
