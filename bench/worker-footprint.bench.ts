@@ -15,11 +15,11 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { build } from 'esbuild';
 import { readEnv } from '../src/config';
 import { PipelineClient } from '../src/client/pipeline-client';
 import { pipeline } from '../src/pipeline';
 import { steps } from '../examples/steps';
+import { compileForNode } from './compile-for-node';
 import { intArg, reportRows, type SummaryRow } from './summary';
 
 const ROUNDS = intArg('rounds', 1);
@@ -38,28 +38,6 @@ interface Figures {
 const root = path.resolve(__dirname, '..');
 const MB = 1024 * 1024;
 const healthCheck = pipeline('footprint-health-check', { steps }).step('sampleHost').step('judgeHealth');
-
-/**
- * Compiles the worker process to .tflow/bench/worker-footprint-child.js (local state, ignored by git and
- * outside the published dist/): its own code and the example steps only; `temporal-flow` and every other
- * package stay imports that node resolves (the package's own exports point at dist/). tsconfig.build.json
- * has no `paths`, so `temporal-flow` is not mapped to src/.
- */
-async function compileChild(): Promise<string> {
-  const outfile = path.join(root, '.tflow/bench/worker-footprint-child.js');
-  await build({
-    entryPoints: [path.join(__dirname, 'worker-footprint-child.ts')],
-    outfile,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    tsconfig: path.join(root, 'tsconfig.build.json'),
-    logLevel: 'warning',
-  });
-  return outfile;
-}
 
 function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -113,7 +91,7 @@ async function main(): Promise<void> {
     console.log('dist/workflow-bundle.js is missing: running npm run build first');
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   }
-  const childJs = await compileChild();
+  const childJs = await compileForNode('worker-footprint-child');
   const address = readEnv().temporalAddress ?? 'localhost:7233';
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
