@@ -2,27 +2,21 @@
  * One worker process of bench/worker-footprint.bench.ts, started with fork(): serves the example steps
  * on its task queue with createWorker from the build (dist/), either with the bundle `npm run build`
  * ships (`prebuilt`) or bundling the workflows when it starts (`bundle-at-start`, what createWorker did
- * before the prebuilt bundle). It reports over IPC:
+ * before the prebuilt bundle). The bench compiles this file to JavaScript and runs it with plain `node`,
+ * as a user runs a compiled worker: `temporal-flow/worker` and the steps' `temporal-flow` resolve to
+ * dist/ (the package's own exports), with no tsx loaded. It reports over IPC:
  * - `ready`: ms from process start to the worker polling (run() called, state RUNNING), and createWorker's share;
  * - `idle`: its RSS after it has polled idle for a while;
  * - `peak`: the highest RSS sampled (every 20 ms) since `idle`, i.e. during the parent's burst.
  */
-import path from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type * as WorkerApi from '../src/worker';
-import type * as BundleApi from '../src/worker/workflow-bundle';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createWorker, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from 'temporal-flow/worker';
 import { steps } from '../examples/steps';
 
 type Mode = 'prebuilt' | 'bundle-at-start';
 const noop = () => undefined;
 const quiet = { trace: noop, debug: noop, info: noop, log: noop, warn: console.warn, error: console.error };
 type Message = { type: 'idle' } | { type: 'peak' };
-
-const dist = path.resolve(__dirname, '../dist/worker');
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the build, not the source: what a user runs
-const { createWorker } = require(path.join(dist, 'index.js')) as typeof WorkerApi;
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- same
-const { buildWorkflowBundle } = require(path.join(dist, 'workflow-bundle.js')) as typeof BundleApi;
 
 async function main(): Promise<void> {
   const [mode, address, taskQueue] = process.argv.slice(2) as [Mode, string, string];
@@ -36,7 +30,13 @@ async function main(): Promise<void> {
     taskQueue,
     steps,
     ...(mode === 'bundle-at-start'
-      ? { workflowBundle: { code: (await buildWorkflowBundle(quiet)).code } }
+      ? {
+          workflowBundle: await bundleWorkflowCode({
+            workflowsPath: WORKFLOWS_PATH,
+            workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+            logger: quiet,
+          }),
+        }
       : {}),
   });
   const running = worker.run();

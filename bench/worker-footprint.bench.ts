@@ -4,7 +4,9 @@
  * the workflows with webpack when it starts (what createWorker did before). Per side and round: time from
  * process start to polling, RSS once idle, and peak RSS while it serves a burst of runs of the example
  * health-check steps started all at once (without the example's 1-minute run timeout, which a burst on a
- * loaded machine can exceed). Builds dist/ first when its bundle is missing.
+ * loaded machine can exceed). Builds dist/ first when its bundle is missing. Both sides run compiled
+ * JavaScript with plain `node` (the child is compiled with esbuild into .tflow/bench/, the package itself
+ * is dist/), as a user runs a worker in production: tsx would add some 45 MB and its compile time to each.
  *
  *   npm run bench -- worker-footprint --rounds 2 --burst 200
  */
@@ -17,6 +19,7 @@ import { readEnv } from '../src/config';
 import { PipelineClient } from '../src/client/pipeline-client';
 import { pipeline } from '../src/pipeline';
 import { steps } from '../examples/steps';
+import { compileForNode } from './compile-for-node';
 import { intArg, reportRows, type SummaryRow } from './summary';
 
 const ROUNDS = intArg('rounds', 1);
@@ -51,10 +54,11 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   });
 }
 
-async function measure(side: Side, address: string, client: Client): Promise<Figures> {
+async function measure(side: Side, childJs: string, address: string, client: Client): Promise<Figures> {
   const taskQueue = `bench-footprint-${randomUUID()}`;
-  const child = fork(path.join(__dirname, 'worker-footprint-child.ts'), [side, address, taskQueue], {
-    execArgv: ['--import', 'tsx'],
+  const child = fork(childJs, [side, address, taskQueue], {
+    // Not this process's `--import tsx`: the worker runs as compiled JavaScript.
+    execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise((r) => child.once('exit', r));
@@ -87,6 +91,7 @@ async function main(): Promise<void> {
     console.log('dist/workflow-bundle.js is missing: running npm run build first');
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   }
+  const childJs = await compileForNode('worker-footprint-child');
   const address = readEnv().temporalAddress ?? 'localhost:7233';
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
@@ -95,7 +100,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate the order so that drift in the machine's load hits both sides alike.
       for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
-        results[side].push(await measure(side, address, client));
+        results[side].push(await measure(side, childJs, address, client));
       }
     }
   } finally {
@@ -112,7 +117,9 @@ async function main(): Promise<void> {
     ['peakRssMb', `RSS peak during a ${BURST}-run burst`, 'MB'],
     ['burstMs', `${BURST}-run burst wall time`, 'ms'],
   ];
-  console.log(`${ROUNDS} round(s) per side, medians; worker processes run with tsx (both sides alike)`);
+  console.log(
+    `${ROUNDS} round(s) per side, medians; worker processes run compiled, with plain node (both sides alike)`,
+  );
   const rows: SummaryRow[] = metrics.map(([key, metric, unit]) => {
     const ours = median('prebuilt', key);
     const baseline = median('bundle-at-start', key);

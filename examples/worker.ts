@@ -7,6 +7,7 @@
  * them may run against one cluster: Temporal starts each scheduled run once. It also runs a watchdog worker
  * (the jobs' dead-man switches, on the tflow-watchdog task queue), with the alert metrics on the same /metrics.
  */
+import { existsSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime } from '@temporalio/worker';
 import {
@@ -21,6 +22,7 @@ import {
   createWatchdogWorker,
   createWorker,
   JsonLinesLogger,
+  PREBUILT_WORKFLOW_BUNDLE_PATH,
   serveMetrics,
   WorkerMetrics,
   WORKFLOW_INTERCEPTOR_MODULES,
@@ -47,13 +49,18 @@ async function main(): Promise<void> {
   const metrics = new WorkerMetrics();
   const alertMetrics = new AlertMetrics(metrics.registry);
   const connection = await NativeConnection.connect(connectionOptions(env, address));
-  // One workflow bundle for both workers (bundling takes seconds).
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-  });
+  // Run from the build, both workers take the bundle `npm run build` ships (their default): no webpack in
+  // this process, which saves seconds of start-up and ~90 MB of RSS. From source (tsx), bundle once for both.
+  const bundled = existsSync(PREBUILT_WORKFLOW_BUNDLE_PATH)
+    ? {}
+    : {
+        workflowBundle: await bundleWorkflowCode({
+          workflowsPath: WORKFLOWS_PATH,
+          workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+        }),
+      };
   const worker = await createWorker({
-    workflowBundle,
+    ...bundled,
     connection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,
@@ -63,7 +70,7 @@ async function main(): Promise<void> {
     onAlertDelivery: alertMetrics.recordDelivery,
   });
   const watchdog = await createWatchdogWorker({
-    workflowBundle,
+    ...bundled,
     connection,
     namespace: env.namespace,
     ...(codec ? { codec } : {}),
