@@ -20,6 +20,7 @@ import { createRateLimitedWorkers, rateLimitsOf, withCompanions } from './rate-l
 import {
   lacksInterceptorModules,
   prebuiltWorkflowBundle,
+  PRELOADED_WORKFLOW_MODULES,
   WORKFLOW_INTERCEPTOR_MODULES,
   WORKFLOWS_PATH,
 } from './workflow-bundle';
@@ -173,7 +174,20 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
             ],
           }),
     },
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(workflowBundle
+      ? { workflowBundle }
+      : {
+          workflowsPath: WORKFLOWS_PATH,
+          // Bundled at start (from source, or with the user's own interceptor modules): ours are still
+          // evaluated once per worker thread rather than once per run, as in the shipped bundle.
+          bundlerOptions: {
+            ...opts.workerOptions?.bundlerOptions,
+            preloadModules: [
+              ...(opts.workerOptions?.bundlerOptions?.preloadModules ?? []),
+              ...PRELOADED_WORKFLOW_MODULES,
+            ],
+          },
+        }),
     sinks,
   });
   const companions = await createRateLimitedWorkers(

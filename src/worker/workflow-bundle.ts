@@ -57,6 +57,10 @@ export async function buildWorkflowBundle(logger?: Logger): Promise<WorkflowBund
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
     preloadModules: [...PRELOADED_WORKFLOW_MODULES],
+    // Line mappings without the sources' text: stack traces still name our files and lines, and the bundle
+    // halves (1.98 -> 1.05 MB; idle worker RSS about 14 MB less). Only the SDK's `showStackTraceSources`
+    // (off by default) would have shown the text.
+    webpackConfigHook: (config) => ({ ...config, devtool: 'inline-nosources-source-map' }),
     ...(logger ? { logger } : {}),
   });
 }
