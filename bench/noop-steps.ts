@@ -1,4 +1,4 @@
-/** The no-op steps both sides of bench/pipeline-overhead.bench.ts call. */
+/** The no-op steps both sides of bench/pipeline-overhead.bench.ts and bench/run-cost.bench.ts call. */
 export const noopSteps = {
   async stepA(x: number): Promise<number> {
     return x + 1;

@@ -17,16 +17,10 @@
  *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/pipeline-overhead.bench.ts --runs 100 --inflight 10,50 --latency-runs 50
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { readEnv } from '../src/config';
+import { Client } from '@temporalio/client';
 import { PipelineClient } from '../src/client/pipeline-client';
-import { pipeline } from '../src/pipeline';
-import { createWorker } from '../src/worker/create-worker';
-import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
 import { bullmqUnavailable, startBullmq, type BullmqSide } from './bullmq-side';
-import { noopSteps } from './noop-steps';
+import { noopSides } from './noop-sides';
 import { intArg, intListArg, reportRows, type SummaryRow } from './summary';
 
 const RUNS = intArg('runs', 200);
@@ -67,39 +61,13 @@ const PAIRS: [Side, Side][] = [
 ];
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const address = readEnv().temporalAddress ?? 'localhost:7233';
-  const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} };
-  const [pipelineBundle, baselineBundle] = await Promise.all([
-    buildWorkflowBundle(quiet),
-    bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'baseline-workflows.ts'), logger: quiet }),
-  ]);
-  const native = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
-  const pipelineQueue = `bench-pipeline-${randomUUID()}`;
-  const baselineQueue = `bench-baseline-${randomUUID()}`;
-  const pipelineWorker = await createWorker({
-    connection: native,
-    taskQueue: pipelineQueue,
-    steps: noopSteps,
-    workflowBundle: { code: pipelineBundle.code },
-  });
-  const baselineWorker = await Worker.create({
-    connection: native,
-    taskQueue: baselineQueue,
-    activities: noopSteps,
-    workflowBundle: { code: baselineBundle.code },
-  });
+  const bench = await noopSides();
+  const { native, client, regular, local } = bench;
+  const { pipelineQueue, baselineQueue, pipelineWorker, baselineWorker } = await bench.startWorkers();
   const bullmqSkipped = bullmqUnavailable();
   const bullmq: BullmqSide | undefined = bullmqSkipped ? undefined : await startBullmq(Math.max(...LEVELS));
   if (bullmqSkipped) console.log(`BullMQ side skipped: ${bullmqSkipped}`);
 
-  const regular = pipeline('bench-3-noop', { steps: noopSteps }).step('stepA').step('stepB').step('stepC');
-  const local = pipeline('bench-3-noop-local', { steps: noopSteps, localSteps: true })
-    .step('stepA')
-    .step('stepB')
-    .step('stepC');
   const pipelines = new PipelineClient(client, { taskQueue: pipelineQueue });
   // A client on the worker's NativeConnection: what eager start needs (PipelineClient asks by default).
   const nativeClient = new Client({ connection: native });
@@ -115,17 +83,11 @@ async function main(): Promise<void> {
   const check = (side: Side, out: unknown, x: number) => {
     if (out !== x + 3) throw new Error(`${side} returned ${String(out)} for ${x}`);
   };
-  const handWritten = (workflow: string) => async (x: number) =>
-    client.workflow.execute<(x: number) => Promise<number>>(workflow, {
-      taskQueue: baselineQueue,
-      workflowId: `bench-b-${randomUUID()}`,
-      args: [x],
-    });
   const runners: Partial<Record<Side, (x: number) => Promise<unknown>>> = {
     pipeline: (x) => pipelines.run(regular, [x], { workflowId: `bench-p-${randomUUID()}` }),
     pipelineLocal: (x) => pipelines.run(local, [x], { workflowId: `bench-pl-${randomUUID()}` }),
-    handWritten: handWritten('baselineWorkflow'),
-    handWrittenLocal: handWritten('baselineLocalWorkflow'),
+    handWritten: bench.handWritten('baselineWorkflow', baselineQueue),
+    handWrittenLocal: bench.handWritten('baselineLocalWorkflow', baselineQueue),
     ...(bullmq ? { bullmq: (x: number) => bullmq.run(x) } : {}),
     pipelineEager: (x) => runEager(regular, x, 'bench-pe'),
     pipelineLocalEager: (x) => runEager(local, x, 'bench-ple'),
@@ -244,8 +206,7 @@ async function main(): Promise<void> {
   );
   reportRows(rows);
   await bullmq?.close();
-  await native.close();
-  await connection.close();
+  await bench.close();
 }
 
 void main().catch((err: unknown) => {

@@ -15,17 +15,9 @@
  *   npm run bench -- run-cost
  *   TEMPORAL_ADDRESS=127.0.0.1:7233 npx tsx bench/run-cost.bench.ts --runs 100 --rounds 3 --inflight 20
  */
-import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import v8 from 'node:v8';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { readEnv } from '../src/config';
 import { PipelineClient } from '../src/client/pipeline-client';
-import { pipeline } from '../src/pipeline';
-import { createWorker } from '../src/worker/create-worker';
-import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
-import { noopSteps } from './noop-steps';
+import { noopSides, type NoopWorkers } from './noop-sides';
 import { ownThreadsCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
 import { intArg, reportRows, type SummaryRow } from './summary';
 
@@ -52,55 +44,26 @@ type Part = (typeof PARTS)[number];
 async function main(): Promise<void> {
   // Threads alive before any worker exists are V8's and libuv's helpers; those after are the SDK's.
   const helperThreads = new Set(ownThreadsCpuMs().keys());
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const address = readEnv().temporalAddress ?? 'localhost:7233';
+  const bench = await noopSides();
+  const { address, client, regular, local } = bench;
   const serverPid = pidListeningOn(Number(address.split(':').pop()));
-  const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} };
-  const [pipelineBundle, baselineBundle] = await Promise.all([
-    buildWorkflowBundle(quiet),
-    bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'baseline-workflows.ts'), logger: quiet }),
-  ]);
-  const native = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
-  const queues = { pipeline: `cost-p-${randomUUID()}`, baseline: `cost-b-${randomUUID()}` };
-  const regular = pipeline('cost-3-noop', { steps: noopSteps }).step('stepA').step('stepB').step('stepC');
-  const local = pipeline('cost-3-noop-local', { steps: noopSteps, localSteps: true })
-    .step('stepA')
-    .step('stepB')
-    .step('stepC');
-  const pipelines = new PipelineClient(client, { taskQueue: queues.pipeline });
-  const handWritten = (workflow: string, taskQueue: string) => (x: number) =>
-    client.workflow.execute<(x: number) => Promise<number>>(workflow, {
-      taskQueue,
-      workflowId: `cost-b-${randomUUID()}`,
-      args: [x],
-    });
-  const runnersOn = (baselineQueue: string): Record<Side, (x: number) => Promise<unknown>> => ({
-    pipeline: (x) => pipelines.run(regular, [x], { workflowId: `cost-p-${randomUUID()}` }),
-    handWritten: handWritten('baselineWorkflow', baselineQueue),
-    pipelineLocal: (x) => pipelines.run(local, [x], { workflowId: `cost-pl-${randomUUID()}` }),
-    handWrittenLocal: handWritten('baselineLocalWorkflow', baselineQueue),
-  });
+  /** What each side runs, on the task queues of `workers`. */
+  const runnersOn = (workers: NoopWorkers): Record<Side, (x: number) => Promise<unknown>> => {
+    const pipelines = new PipelineClient(client, { taskQueue: workers.pipelineQueue });
+    return {
+      pipeline: (x) => pipelines.run(regular, [x]),
+      handWritten: bench.handWritten('baselineWorkflow', workers.baselineQueue),
+      pipelineLocal: (x) => pipelines.run(local, [x]),
+      handWrittenLocal: bench.handWritten('baselineLocalWorkflow', workers.baselineQueue),
+    };
+  };
   const sides = Object.keys(LABELS) as Side[];
   const rows: SummaryRow[] = [];
 
   // 1. CPU per run, by part.
-  const workers = [
-    await createWorker({
-      connection: native,
-      taskQueue: queues.pipeline,
-      steps: noopSteps,
-      workflowBundle: { code: pipelineBundle.code },
-    }),
-    await Worker.create({
-      connection: native,
-      taskQueue: queues.baseline,
-      activities: noopSteps,
-      workflowBundle: { code: baselineBundle.code },
-    }),
-  ];
-  const runners = runnersOn(queues.baseline);
+  const measured = await bench.startWorkers();
+  const workers = [measured.pipelineWorker, measured.baselineWorker];
+  const runners = runnersOn(measured);
   const cpu = Object.fromEntries(
     sides.map((s) => [s, Object.fromEntries(PARTS.map((p) => [p, 0]))]),
   ) as Record<Side, Record<Part, number>>;
@@ -143,11 +106,11 @@ async function main(): Promise<void> {
     }
   };
   await Promise.all([...workers.map((w) => w.run()), measure()]);
-  const measured = PARTS.filter((p) => p !== 'Temporal server' || serverPid);
+  const parts = PARTS.filter((p) => p !== 'Temporal server' || serverPid);
   const perRun = (side: Side, part: Part | 'all') =>
-    (part === 'all' ? measured.reduce((sum, p) => sum + cpu[side][p], 0) : cpu[side][part]) / (RUNS * ROUNDS);
+    (part === 'all' ? parts.reduce((sum, p) => sum + cpu[side][p], 0) : cpu[side][part]) / (RUNS * ROUNDS);
   for (const [ours, base] of PAIRS) {
-    for (const part of [...measured, 'all'] as const) {
+    for (const part of [...parts, 'all'] as const) {
       rows.push({
         bench: BENCH,
         metric: `CPU per run: ${part === 'all' ? 'all of it' : part}`,
@@ -163,35 +126,14 @@ async function main(): Promise<void> {
   if (!serverPid) console.log(`server CPU not measured: no process of this user listens on ${address}`);
 
   // 2. Promises per run in the workflow sandbox (debug mode: workflows on this thread, where the hook is).
-  const debugQueues = { pipeline: `cost-dp-${randomUUID()}`, baseline: `cost-db-${randomUUID()}` };
-  const debugWorkers = [
-    await createWorker({
-      connection: native,
-      taskQueue: debugQueues.pipeline,
-      steps: noopSteps,
-      workflowBundle: { code: pipelineBundle.code },
-      workerOptions: { debugMode: true },
-    }),
-    await Worker.create({
-      connection: native,
-      taskQueue: debugQueues.baseline,
-      activities: noopSteps,
-      workflowBundle: { code: baselineBundle.code },
-      debugMode: true,
-    }),
-  ];
-  const debugPipelines = new PipelineClient(client, { taskQueue: debugQueues.pipeline });
-  const debugRunners: Record<Side, () => Promise<unknown>> = {
-    pipeline: () => debugPipelines.run(regular, [1]),
-    handWritten: () => handWritten('baselineWorkflow', debugQueues.baseline)(1),
-    pipelineLocal: () => debugPipelines.run(local, [1]),
-    handWrittenLocal: () => handWritten('baselineLocalWorkflow', debugQueues.baseline)(1),
-  };
+  const debug = await bench.startWorkers({ debugMode: true });
+  const debugWorkers = [debug.pipelineWorker, debug.baselineWorker];
+  const debugRunners = runnersOn(debug);
   const counted = {} as Record<Side, number>;
   const count = async () => {
     try {
       for (const side of sides) {
-        await debugRunners[side](); // warm-up: the sandbox's first run loads its modules
+        await debugRunners[side](1); // warm-up: the sandbox's first run loads its modules
         let promises = 0;
         const stop = v8.promiseHooks.createHook({
           init(promise: Promise<unknown>) {
@@ -199,7 +141,7 @@ async function main(): Promise<void> {
           },
         }) as () => void; // typed `Function` by @types/node
         try {
-          await debugRunners[side]();
+          await debugRunners[side](1);
         } finally {
           stop();
         }
@@ -226,8 +168,7 @@ async function main(): Promise<void> {
     `${RUNS} runs per side in each of ${ROUNDS} rounds, ${IN_FLIGHT} in flight; promises: one run per side`,
   );
   reportRows(rows);
-  await native.close();
-  await connection.close();
+  await bench.close();
 }
 
 void main().catch((err: unknown) => {
