@@ -25,7 +25,7 @@ import {
   WORKFLOWS_PATH,
 } from './workflow-bundle';
 
-export { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH };
+export { PRELOADED_WORKFLOW_MODULES, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH };
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -108,7 +108,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   checkStepNames(opts.steps);
   if (opts.workflowBundle && lacksInterceptorModules(opts.workflowBundle)) {
     Runtime.instance().logger.warn(
-      "createWorker: the workflowBundle lacks temporal-flow's workflow interceptor modules, so stepIdempotencyKey() falls back to <workflow id>/<step path>, which a redrive changes; build it with bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES] })",
+      "createWorker: the workflowBundle lacks temporal-flow's workflow interceptor modules, so stepIdempotencyKey() falls back to <workflow id>/<step path>, which a redrive changes; build it with bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES], preloadModules: [...PRELOADED_WORKFLOW_MODULES] })",
     );
   }
   // The shipped bundle holds only our interceptor modules: with the user's own, bundle at start.

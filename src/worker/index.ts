@@ -9,7 +9,12 @@
  * await worker.run();
  * ```
  */
-export { createWorker, WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './create-worker';
+export {
+  createWorker,
+  PRELOADED_WORKFLOW_MODULES,
+  WORKFLOWS_PATH,
+  WORKFLOW_INTERCEPTOR_MODULES,
+} from './create-worker';
 export { PREBUILT_WORKFLOW_BUNDLE_PATH } from './workflow-bundle';
 export { stepIdempotencyKey, NotInStepError } from './step-idempotency';
 export type { CreateWorkerOptions, Steps } from './create-worker';

@@ -1,10 +1,9 @@
 import path from 'node:path';
 import { writeFile, mkdir } from 'node:fs/promises';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node' with { 'resolution-mode': 'import' };
 import { readEnv } from '../../src/config';
 import { DevServer, ensureTemporalCli } from '../../src/devserver';
-import { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker/create-worker';
+import { buildWorkflowBundle } from '../../src/worker/workflow-bundle';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,11 +28,8 @@ export async function setup(project: TestProject): Promise<void> {
     server = await DevServer.startEphemeral(env);
     address = server.address;
   }
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-    logger: quietLogger,
-  });
+  // The bundle a worker runs (buildWorkflowBundle, as `npm run build` ships it: preloaded modules included).
+  const bundle = await buildWorkflowBundle(quietLogger);
   const bundlePath = path.join(env.home, 'test-workflow-bundle.js');
   await mkdir(env.home, { recursive: true });
   await writeFile(bundlePath, bundle.code);
