@@ -17,6 +17,7 @@ import { describeScheduleIfAny } from './describe-schedule';
 import { jobFromDescription } from './job-describe';
 import { listJobs } from './job-list';
 import { listJobRuns } from './job-history';
+import { backfillWindow } from './job-backfill';
 import { ourJobMemo } from './job-memo';
 import {
   asGiven,
@@ -239,13 +240,17 @@ export class PipelineScheduler {
     await this.client.schedule.getHandle(jobId).trigger(d.policies.overlap);
   }
 
-  /** Runs the occurrences of a past window `[from, to]`, with the job's overlap policy. */
+  /**
+   * Runs the occurrences of a past window `[from, to]`, with the job's overlap policy. A job with a DST
+   * policy runs exactly the times `preview` lists for the window, whenever the job was written (see
+   * docs/scheduling.md, "Backfill").
+   */
   async backfillJob(jobId: string, window: { from: Date | string; to: Date | string }): Promise<void> {
     const start = parseInstant(window.from, 'from');
     const end = parseInstant(window.to, 'to');
     if (end <= start) throw new InvalidArgumentError('to', 'backfill "to" must be after "from"');
     const d = await this.describeOurs(jobId);
-    await this.client.schedule.getHandle(jobId).backfill({ start, end, overlap: d.policies.overlap });
+    await backfillWindow(this.client, jobId, d, { start, end });
   }
 
   /** Deletes a job: future runs are cancelled; a run in flight continues. */
