@@ -1,15 +1,22 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { PipelineClient, type PipelineRunHandle } from '../../src/client/pipeline-client';
-import { concurrencySemaphoreId, holdersQuery, waitingQuery } from '../../src/workflows/job-semaphore-defs';
+import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import {
+  concurrencySemaphoreId,
+  holdersQuery,
+  semaphoreWorkflowId,
+  waitingQuery,
+} from '../../src/workflows/job-semaphore-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 import { ClientProcesses } from '../helpers/client-processes';
 import { MAX_CONCURRENT, keyedRace } from '../fixtures/concurrency-key-pipeline';
 
 /*
- * The concurrency-key semaphore under races and faults: many runs of one key asking at the same moment
- * from several client processes, a holder that dies while others keep asking, and a semaphore that is
- * lost while runs wait in its line.
+ * The semaphore of concurrency keys and of `maxInstances` (job-semaphore-workflow.ts) under races and
+ * faults: many runs of one key asking at the same moment from several client processes, a holder that
+ * dies while others keep asking, a semaphore that is lost while runs wait in its line, and a job's runs
+ * asking while others release.
  */
 
 interface Held {
@@ -42,6 +49,9 @@ const keyedSingle = pipeline('keyed-single', {
   maxConcurrent: 1,
 }).step('hold');
 
+/** A job's pipeline (maxInstances is the job's, not the pipeline's). */
+const jobPipeline = pipeline('job-race', { steps }).step('hold');
+
 /** The most steps of `key` that ran at the same moment (an end and a start at the same ms do not overlap). */
 function mostAtOnce(key: string, except: string[] = []): number {
   const edges = held
@@ -59,12 +69,14 @@ function mostAtOnce(key: string, except: string[] = []): number {
 
 let t: TestContext;
 let client: PipelineClient;
+let scheduler: PipelineScheduler;
 const clients = new ClientProcesses('concurrency-client-process.ts');
 
 beforeAll(async () => {
   t = await connectTest('concurrency-race');
   await t.startWorker(steps);
   client = new PipelineClient(t.client, { taskQueue: t.taskQueue, steps });
+  scheduler = new PipelineScheduler(t.client, { taskQueue: t.taskQueue, steps });
 });
 afterAll(async () => {
   opened.add('*');
@@ -83,7 +95,7 @@ async function semaphoreState(pipelineName: string, key: string): Promise<string
   }
 }
 
-describe('concurrency key under races and faults', () => {
+describe('the slot semaphore under races and faults', () => {
   it(
     'runs every one of 24 runs racing on one key from 4 client processes, never more than 2 at once',
     { timeout: 240_000 },
@@ -136,7 +148,7 @@ describe('concurrency key under races and faults', () => {
 
   // The two below each wait about a minute on the semaphore's clock: they run side by side.
   it.concurrent(
-    'frees the slot of a terminated holder within a minute while other runs keep asking every 3 s',
+    'frees the slot of a terminated holder at most a minute after it died (plus the check), while runs keep asking every 3 s',
     { timeout: 240_000 },
     async () => {
       const key = t.uid('dead-holder');
@@ -214,6 +226,46 @@ describe('concurrency key under races and faults', () => {
       console.log(`runs in the line of a lost semaphore ran ${ended - lostAt} ms after it was lost`);
       await Promise.all(waiters.map((w) => w.result()));
       expect(mostAtOnce(key)).toBe(1);
+    },
+  );
+
+  it(
+    'a job with maxInstances 2 never runs 3 at once while runs ask as others release',
+    { timeout: 240_000 },
+    async () => {
+      const key = t.uid('job-race');
+      const jobId = await scheduler.scheduleInterval(jobPipeline, {
+        jobId: key,
+        every: '10s',
+        args: [key, key, 400],
+        paused: true,
+        maxInstances: 2,
+      });
+      // 12 backfills of 3 occurrences each, 250 ms apart: runs keep asking while the first ones end.
+      const now = Math.floor(Date.now() / 10_000) * 10_000;
+      for (let b = 0; b < 12; b++) {
+        const to = now - 5_000 - b * 30_000;
+        await scheduler.backfillJob(jobId, { from: new Date(to - 30_000), to: new Date(to) });
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const runs = await waitFor(
+        'all 36 runs to be decided',
+        async () => {
+          const r = await scheduler.getHistory(jobId, { limit: 100 });
+          return r.length === 36 && r.every((x) => x.status === 'completed' || x.status === 'skipped')
+            ? r
+            : undefined;
+        },
+        120_000,
+      );
+      const completed = runs.filter((r) => r.status === 'completed').length;
+      console.log(
+        `maxInstances 2 under 36 racing runs: ${completed} ran, at most ${mostAtOnce(key)} at once`,
+      );
+      expect(held.filter((h) => h.key === key)).toHaveLength(completed);
+      expect(mostAtOnce(key)).toBeLessThanOrEqual(2);
+      expect(await t.client.workflow.getHandle(semaphoreWorkflowId(jobId)).query(holdersQuery)).toEqual([]);
+      await scheduler.removeJob(jobId);
     },
   );
 });
