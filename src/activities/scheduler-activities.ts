@@ -63,17 +63,26 @@ export async function tflowQueueForSlot(
   });
 }
 
+/** Runs described at once by {@link tflowLiveHolders}: a long line is checked in seconds, not one by one. */
+const LIVENESS_DESCRIBES_AT_ONCE = 10;
+
 /** Which of these runs are still running (a run that was terminated never released its slot). */
 export async function tflowLiveHolders(holders: SlotHolder[]): Promise<string[]> {
   const { client } = Context.current();
-  const alive: string[] = [];
-  for (const h of holders) {
+  const isAlive = async (h: SlotHolder) => {
     try {
       const d = await client.workflow.getHandle(h.workflowId, h.runId).describe();
-      if (d.status.name === 'RUNNING') alive.push(`${h.workflowId}/${h.runId}`);
+      return d.status.name === 'RUNNING';
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
+      return false;
     }
+  };
+  const alive: string[] = [];
+  for (let i = 0; i < holders.length; i += LIVENESS_DESCRIBES_AT_ONCE) {
+    const batch = holders.slice(i, i + LIVENESS_DESCRIBES_AT_ONCE);
+    const answers = await Promise.all(batch.map(isAlive));
+    batch.forEach((h, j) => answers[j] && alive.push(`${h.workflowId}/${h.runId}`));
   }
   return alive;
 }
