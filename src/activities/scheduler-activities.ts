@@ -11,11 +11,18 @@ import {
   semaphoreWorkflowId,
   type SemaphoreState,
   type SlotHolder,
+  type SemaphoreActivities,
   type SlotRequest,
 } from '../workflows/job-semaphore-defs';
+import type {
+  JobGuardActivities,
+  JudgedAtRequest,
+  LatestOccurrenceRequest,
+} from '../workflows/job-guard-defs';
+import type { DeadLetterActivities } from '../workflows/dead-letter-defs';
 import { reconfigureWatchdog } from '../client/job-watchdog';
-import { queuedJudgedAt, type JudgedAtRequest } from './judged-at';
-import { latestOccurrence, type LatestOccurrenceRequest } from './latest-occurrence';
+import { queuedJudgedAt } from './judged-at';
+import { latestOccurrence } from './latest-occurrence';
 import { tflowFileDeadLetter } from './dead-letter-activities';
 
 /*
@@ -146,4 +153,4 @@ export const schedulerActivities = {
   tflowJudgedAt,
   tflowFileDeadLetter,
   tflowRenewHorizon,
-};
+} satisfies SemaphoreActivities & JobGuardActivities & DeadLetterActivities;

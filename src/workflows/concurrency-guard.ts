@@ -12,11 +12,15 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type * as schedulerActivities from '../activities/scheduler-activities';
-import { concurrencySemaphoreId, releaseSlotSignal, slotGrantedSignal } from './job-semaphore-defs';
+import {
+  concurrencySemaphoreId,
+  releaseSlotSignal,
+  slotGrantedSignal,
+  type SemaphoreActivities,
+} from './job-semaphore-defs';
 import type { PipelineRunInput, PipelineRunResult } from './run-types';
 
-const { tflowQueueForSlot } = proxyActivities<typeof schedulerActivities>({
+const { tflowQueueForSlot } = proxyActivities<SemaphoreActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
 });

@@ -8,7 +8,6 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type * as schedulerActivities from '../activities/scheduler-activities';
 import {
   acquireSlotUpdate,
   holdersQuery,
@@ -19,6 +18,7 @@ import {
   type SlotRequest,
   type SemaphoreState,
   type SlotHolder,
+  type SemaphoreActivities,
 } from './job-semaphore-defs';
 
 /** How long an empty semaphore waits for a new request before it completes. */
@@ -26,7 +26,7 @@ const IDLE_MS = 5 * 60_000;
 /** How often a full semaphore checks that its holders still run (a terminated run never releases). */
 const LIVENESS_CHECK_MS = 60_000;
 
-const { tflowLiveHolders } = proxyActivities<typeof schedulerActivities>({
+const { tflowLiveHolders } = proxyActivities<SemaphoreActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 5 },
 });
