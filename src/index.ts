@@ -129,13 +129,12 @@ export type {
   ScheduledJob,
   JobListing,
   JobFilter,
-  JobRun,
-  JobRunStatus,
   JobHistoryOptions,
   JobStats,
   JobCounters,
   RecentRun,
 } from './client/job-types';
+export type { JobRun, JobRunStatus } from './client/run-types';
 export {
   JobAlreadyExistsError,
   JobConflictError,

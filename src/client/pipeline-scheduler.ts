@@ -34,7 +34,8 @@ import {
 } from './job-options';
 import type { JobRecord } from './job-record';
 import { computeStats } from './job-stats';
-import type { JobDescription, JobFilter, JobHistoryOptions, JobRun, JobStats, JobSummary } from './job-types';
+import type { JobDescription, JobFilter, JobHistoryOptions, JobStats, JobSummary } from './job-types';
+import type { JobRun } from './run-types';
 import { updateJob, type JobUpdateBuilder } from './job-update';
 import {
   createOptions,

@@ -3,7 +3,7 @@ import { optionalTsToMs, tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
 import { GrpcStatus, grpcStatusOf } from '../client/errors';
-import type { JobRun } from '../client/job-types';
+import type { JobRun } from '../client/run-types';
 import type { DoctorCheck } from './doctor-types';
 import { formatRetention, RECOMMENDED_RETENTION_MS } from './retention';
 import { readSearchAttributes } from './search-attributes';

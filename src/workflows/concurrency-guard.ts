@@ -13,17 +13,17 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type * as schedulerActivities from '../activities/scheduler-activities';
 import {
   concurrencySemaphoreId,
   releaseSlotSignal,
   SLOT_REASK_PATCH,
   slotGrantedSignal,
+  type SemaphoreActivities,
   type SlotRequest,
 } from './job-semaphore-defs';
 import type { PipelineRunInput, PipelineRunResult } from './run-types';
 
-const { tflowQueueForSlot } = proxyActivities<typeof schedulerActivities>({
+const { tflowQueueForSlot } = proxyActivities<SemaphoreActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
 });

@@ -75,3 +75,16 @@ export const queueForSlotUpdate = defineUpdate<'granted' | 'queued', [SlotReques
 export const slotGrantedSignal = defineSignal('slotGranted');
 /** Query: the runs waiting for a slot, first in line first. */
 export const waitingQuery = defineQuery<SlotHolder[]>('waiting');
+
+/**
+ * The semaphore's activities (activities/scheduler-activities.ts implements them; persisted names: never
+ * rename one).
+ */
+export interface SemaphoreActivities {
+  /** A slot of a job's semaphore, starting the semaphore if it is not running. */
+  tflowAcquireSlot: (req: SlotRequest & { jobId: string }) => Promise<boolean>;
+  /** A slot of a concurrency key's semaphore, or a place in its queue. */
+  tflowQueueForSlot: (req: SlotRequest & { semaphoreId: string }) => Promise<'granted' | 'queued'>;
+  /** Which of these holders still run (`<workflowId>/<runId>`). */
+  tflowLiveHolders: (holders: SlotHolder[]) => Promise<string[]>;
+}

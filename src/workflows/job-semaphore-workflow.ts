@@ -9,7 +9,6 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type * as schedulerActivities from '../activities/scheduler-activities';
 import {
   acquireSlotUpdate,
   holdersQuery,
@@ -21,6 +20,7 @@ import {
   type SlotRequest,
   type SemaphoreState,
   type SlotHolder,
+  type SemaphoreActivities,
 } from './job-semaphore-defs';
 
 /** How long an empty semaphore waits for a new request before it completes. */
@@ -32,7 +32,7 @@ const IDLE_MS = 5 * 60_000;
  */
 const LIVENESS_CHECK_MS = 60_000;
 
-const { tflowLiveHolders } = proxyActivities<typeof schedulerActivities>({
+const { tflowLiveHolders } = proxyActivities<SemaphoreActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 5 },
 });

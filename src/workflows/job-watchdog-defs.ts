@@ -78,3 +78,9 @@ export const runSucceededSignal = defineSignal<[RunSucceeded]>('runSucceeded');
 export const reconfigureSignal = defineSignal('reconfigure');
 /** Query: the watchdog's state now. */
 export const watchdogStateQuery = defineQuery<WatchdogState>('watchdogState');
+
+/** The watchdog's activity (activities/alert-activities.ts; persisted name: never rename). */
+export interface WatchdogActivities {
+  /** The job's schedule as the watchdog needs it. */
+  tflowWatchSchedule: (jobId: string) => Promise<ScheduleWatch>;
+}

@@ -6,7 +6,6 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AlertActivities } from '../activities/alert-activities';
 import type { JobAlertEvent } from './alert-types';
 import {
   reconfigureSignal,
@@ -17,6 +16,7 @@ import {
   type ScheduleWatch,
   type WatchdogConfig,
   type WatchdogState,
+  type WatchdogActivities,
 } from './job-watchdog-defs';
 import { raiseAlert } from './raise-alert';
 
@@ -25,7 +25,7 @@ const COUNT_CHECK_MS = 5 * 60_000;
 /** Loop turns before continue-as-new, so that a job that runs every second keeps a short history. */
 const TURNS_PER_RUN = 500;
 
-const { tflowWatchSchedule } = proxyActivities<AlertActivities>({
+const { tflowWatchSchedule } = proxyActivities<WatchdogActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 10, initialInterval: '1s', maximumInterval: '30s' },
 });
