@@ -62,7 +62,10 @@ async function main(): Promise<void> {
       // Deleted without a signal: the watchdog finds out at its next deadline.
       await client.schedule.getHandle(jobId).delete();
       await watchdog.result();
-      await writeHistoryFile(path.join(dir, 'job-watchdog-obeys-schedule.json'), await watchdog.fetchHistory());
+      await writeHistoryFile(
+        path.join(dir, 'job-watchdog-obeys-schedule.json'),
+        await watchdog.fetchHistory(),
+      );
     });
     console.log('recorded job-watchdog-obeys-schedule.json');
   });
