@@ -145,6 +145,9 @@ export {
   CredentialsRejectedError,
   RunNotFoundError,
 } from './client/errors';
+export type { WriteError } from './client/errors';
+export { findJobDisagreements, repairJobDisagreement } from './client/job-repair';
+export type { JobDisagreement, JobDisagreementKind, JobRepairOptions } from './client/job-repair';
 export { connectToTemporal } from './client/connect';
 export {
   setupNamespace,

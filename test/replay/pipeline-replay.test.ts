@@ -38,7 +38,7 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, dead letters, rate limit, concurrency key (and its liveness patches), local steps', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, dead letters, rate limit, concurrency key (and its liveness patches), local steps', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -54,6 +54,7 @@ describe('replay of recorded histories', () => {
         'sleep-waitfor.json',
         'job-semaphore.json',
         'job-watchdog.json',
+        'job-watchdog-obeys-schedule.json',
         'local-steps.json',
         'parallel.json',
         'rate-limited.json',
