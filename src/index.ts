@@ -197,6 +197,7 @@ export {
   parseCodecKeys,
   serveCodec,
   CodecKeyError,
+  CodecServerOptionsError,
   PayloadDecryptionError,
   ENCRYPTED_ENCODING,
   KEY_ID_METADATA_KEY,
@@ -205,6 +206,7 @@ export {
 export type {
   AesGcmCodecOptions,
   CodecKeyProvider,
+  CodecRequest,
   CodecServer,
   CodecServerOptions,
   PayloadDecryptionReason,
