@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { AesGcmPayloadCodec, codecDataConverter } from '../../src/codec';
+import { AesGcmPayloadCodec, codecDataConverter, serveCodec, type CodecRequest } from '../../src/codec';
 import { readEnv } from '../../src/config';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
@@ -342,5 +342,49 @@ describe("tflow codec-server --cors-origin '*' with a token", () => {
       await encryptedBody(),
     );
     expect(noToken.status).toBe(401);
+  });
+});
+
+describe('serveCodec({ authorize })', () => {
+  it("lets in what the check accepts (e.g. the UI's OIDC access token) beside the token, and shows it the request", async () => {
+    const seen: CodecRequest[] = [];
+    const server = await serveCodec({
+      codec: new AesGcmPayloadCodec({ keys: { k1: key } }),
+      corsOrigins: [UI],
+      token: TOKEN,
+      authorize: (request) => {
+        seen.push(request);
+        return request.authorization === 'Bearer user-access-token';
+      },
+    });
+    try {
+      const url = new URL(server.url);
+      const body = await encryptedBody();
+      const headers = { ...json, Origin: UI, 'X-Namespace': 'default' };
+      const oidc = await call(
+        url,
+        'POST',
+        '/decode',
+        { ...headers, Authorization: 'Bearer user-access-token' },
+        body,
+      );
+      expect(oidc.status).toBe(200);
+      expect(decodedMarker(oidc)).toBe(JSON.stringify(MARKER));
+      expect(seen).toEqual([
+        { authorization: 'Bearer user-access-token', namespace: 'default', origin: UI, operation: 'decode' },
+      ]);
+      expect((await call(url, 'POST', '/decode', bearer(TOKEN), body)).status).toBe(200);
+      const other = await call(
+        url,
+        'POST',
+        '/encode',
+        { ...headers, Authorization: 'Bearer someone-else' },
+        plainBody(),
+      );
+      expect(other.status).toBe(401);
+      expect(seen.at(-1)).toMatchObject({ operation: 'encode', authorization: 'Bearer someone-else' });
+    } finally {
+      await server.close();
+    }
   });
 });
