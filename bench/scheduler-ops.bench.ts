@@ -20,7 +20,7 @@ import { pipeline, toPipelineSpec } from '../src/pipeline';
 import { PipelineScheduler } from '../src/client/pipeline-scheduler';
 import { runStartOptions } from '../src/client/run-start';
 import { JOB_MEMO_KEY } from '../src/client/job-memo';
-import { ACTION_MEMO_KEY, encodeJobRecord, type JobRecord } from '../src/client/job-record';
+import { ACTION_MEMO_KEY, encodeListedRecord, type JobRecord } from '../src/client/job-record';
 import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
 import { JOB_SEARCH_ATTRIBUTE } from '../src/workflows/search-attributes';
 import { intArg as arg, intListArg, reportRows, type SummaryRow } from './summary';
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
         state: { paused: true },
         // The same schedule as temporal-flow creates, so that only our layer is measured.
         memo: { [JOB_MEMO_KEY]: { v: 1, pipeline: spec.name } },
-        typedSearchAttributes: [{ key: JOB_SEARCH_ATTRIBUTE, value: encodeJobRecord(record)! }],
+        typedSearchAttributes: [{ key: JOB_SEARCH_ATTRIBUTE, value: encodeListedRecord(record)! }],
       } satisfies ScheduleOptions),
     describe: (id) => client.schedule.getHandle(id).describe(),
     list: async (prefix) => {

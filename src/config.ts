@@ -11,6 +11,7 @@ import type { LogLevel } from '@temporalio/common';
 import { InvalidArgumentError } from './errors';
 import { AesGcmPayloadCodec } from './codec/aes-gcm-codec';
 import { parseCodecKeys } from './codec/keys';
+import { tokenProblem } from './codec/codec-server-guards';
 
 /*
  * The only reader of `process.env`. How to reach Temporal comes from `@temporalio/envconfig`: the standard
@@ -66,6 +67,11 @@ export interface TflowEnv {
   codecKeys: string | undefined;
   /** Id of the codec key that encrypts (`TFLOW_CODEC_KEY_ID`); may be left out with a single key. */
   codecKeyId: string | undefined;
+  /**
+   * Bearer token `tflow codec-server` requires on /encode and /decode (`TFLOW_CODEC_TOKEN`): at least 16
+   * visible ASCII characters. Unset: no token is required, and /encode is off unless `--encode`.
+   */
+  codecToken: string | undefined;
   /** PATH, to look for `temporal`. */
   path: string;
   /**
@@ -120,11 +126,19 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     retention: env.TFLOW_RETENTION || '30d',
     codecKeys: env.TFLOW_CODEC_KEYS || undefined,
     codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
+    codecToken: codecToken(env.TFLOW_CODEC_TOKEN),
     path: env.PATH ?? '',
     scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
     color: colorMode(env),
     logLevel: logLevel(env.TFLOW_LOG_LEVEL),
   };
+}
+
+function codecToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const problem = tokenProblem(raw);
+  if (problem) throw new InvalidConfigError('TFLOW_CODEC_TOKEN', `TFLOW_CODEC_TOKEN ${problem}`);
+  return raw;
 }
 
 function colorMode(env: NodeJS.ProcessEnv): TflowEnv['color'] {

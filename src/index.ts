@@ -199,6 +199,7 @@ export {
   parseCodecKeys,
   serveCodec,
   CodecKeyError,
+  CodecServerOptionsError,
   PayloadDecryptionError,
   ENCRYPTED_ENCODING,
   KEY_ID_METADATA_KEY,
@@ -207,6 +208,7 @@ export {
 export type {
   AesGcmCodecOptions,
   CodecKeyProvider,
+  CodecRequest,
   CodecServer,
   CodecServerOptions,
   PayloadDecryptionReason,

@@ -60,20 +60,64 @@ export interface AlertSentFields {
   error: string | undefined;
 }
 
+/** `ApplicationFailure.type` of a webhook that could not be reached (network error, timeout): retried. */
+export const ALERT_WEBHOOK_UNREACHABLE = 'AlertWebhookUnreachable';
+
+/** The host a webhook is named by in logs and failures: its URL's path, query and user info can be secrets. */
+function webhookHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'with an invalid URL';
+  }
+}
+
+function hrefOf(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A fetch error as a retryable failure that names the webhook by its host: failure messages are never
+ * encrypted, and undici's can quote the whole URL. Its causes' messages are kept (redacted), not the
+ * errors themselves.
+ */
+function unreachable(url: string, err: unknown): ApplicationFailure {
+  const host = webhookHost(url);
+  const messages: string[] = [];
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    messages.push(e.message);
+  }
+  let text = messages.length > 0 ? messages.join(': ') : describeValue(err);
+  for (const form of new Set([url, hrefOf(url)])) text = text.split(form).join(host);
+  return ApplicationFailure.create({
+    type: ALERT_WEBHOOK_UNREACHABLE,
+    message: `webhook ${host} could not be reached: ${text}`,
+  });
+}
+
 /** POSTs the event as JSON; a 2xx is delivered, 408/429/5xx and network errors are retried, other 4xx are not. */
 async function postWebhook(
   webhook: Extract<CompiledAlertTarget, { webhook: unknown }>['webhook'],
   event: JobAlertEvent,
 ): Promise<void> {
-  const response = await fetch(webhook.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...webhook.headers },
-    body: JSON.stringify(event),
-    signal: AbortSignal.timeout(webhook.timeoutMs),
-  });
+  let response: Response;
+  try {
+    response = await fetch(webhook.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...webhook.headers },
+      body: JSON.stringify(event),
+      signal: AbortSignal.timeout(webhook.timeoutMs),
+    });
+  } catch (err) {
+    throw unreachable(webhook.url, err);
+  }
   await response.body?.cancel();
   if (response.ok) return;
-  const message = `webhook ${new URL(webhook.url).host} answered ${response.status} ${response.statusText}`;
+  const message = `webhook ${webhookHost(webhook.url)} answered ${response.status} ${response.statusText}`;
   const retried = response.status >= 500 || response.status === 408 || response.status === 429;
   throw ApplicationFailure.create({ type: ALERT_WEBHOOK_REJECTED, message, nonRetryable: !retried });
 }
@@ -102,7 +146,7 @@ export function createAlertActivities(
           runId: event.runId,
           nominalTime: event.nominalTimes?.[0],
           kind: event.kind,
-          target: 'webhook' in target ? new URL(target.webhook.url).host : target.activity,
+          target: 'webhook' in target ? webhookHost(target.webhook.url) : target.activity,
           outcome,
           attempt,
           error: delivery.error,

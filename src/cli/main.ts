@@ -43,7 +43,10 @@ const EXAMPLES: Readonly<Record<string, string[]>> = {
   doctor: ['tflow doctor --task-queue pipelines'],
   jobs: ['tflow jobs list', 'tflow jobs get etl-nightly'],
   preview: ['tflow preview "30 2 * * *" --tz Europe/Paris -n 5', 'tflow preview --every 2h --offset 1h'],
-  'codec-server': ['tflow codec-server --port 8888 --cors-origin http://localhost:8233'],
+  'codec-server': [
+    'tflow codec-server --port 8888 --cors-origin http://localhost:8233',
+    'TFLOW_CODEC_TOKEN=$TOKEN tflow codec-server --host 0.0.0.0 --allowed-host codec.example.com',
+  ],
 };
 
 /** The `tflow` command. Each group of subcommands lives in its own file. */

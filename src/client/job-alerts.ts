@@ -112,6 +112,13 @@ export function compileAlertTarget(
       `${field}.webhook.url must be an http(s) URL, got ${describeValue(webhook.url)}`,
     );
   }
+  if (url.username !== '' || url.password !== '') {
+    // fetch() refuses such a URL, and its error quotes it whole; the message here does not repeat it.
+    throw new InvalidArgumentError(
+      `${field}.webhook.url`,
+      `${field}.webhook.url must not hold a user name or password (https://user:password@${url.host}/...): send credentials as a header, e.g. headers: { authorization: 'Basic ...' }`,
+    );
+  }
   const headers = checkHeaders(webhook.headers, `${field}.webhook.headers`);
   const timeoutMs =
     webhook.timeout === undefined

@@ -12,6 +12,7 @@ import type { PipelineRunInput } from '../workflows/run-types';
 import { calendarFromDescription, calendarToCron } from '../schedule/spec-calendar';
 import { rangeValues } from '../schedule/field-parse';
 import { ourJobMemo } from './job-memo';
+import type { JobRecord } from './job-record';
 import { readJobState } from './job-state';
 import type { JobDescription, JobSummary, RecentRun } from './job-types';
 
@@ -44,7 +45,8 @@ function recentRuns(actions: ScheduleExecutionResult[]): RecentRun[] {
     .reverse();
 }
 
-function toJob(view: ScheduleView): JobSummary {
+/** The job a view shows, and the record it was read from (undefined for a foreign schedule). */
+function toJob(view: ScheduleView): { job: JobSummary; record?: JobRecord } {
   const base = {
     id: view.id,
     paused: view.paused,
@@ -54,14 +56,16 @@ function toJob(view: ScheduleView): JobSummary {
   };
   const memo = ourJobMemo(view.memo, view.workflowType);
   if (!memo) {
-    return { foreign: true, ...base, ...(view.workflowType ? { workflowType: view.workflowType } : {}) };
+    return {
+      job: { foreign: true, ...base, ...(view.workflowType ? { workflowType: view.workflowType } : {}) },
+    };
   }
   const { record, compiled, editedOutside, givenTrigger } = readJobState(
     view.attrs,
     view.actionMemo,
     view.spec,
   );
-  return {
+  const job: JobSummary = {
     foreign: false,
     ...base,
     pipeline: memo.pipeline,
@@ -69,7 +73,6 @@ function toJob(view: ScheduleView): JobSummary {
     timezone: record.timezone,
     policies: record.policies,
     ...(record.onError ? { onError: record.onError } : {}),
-    ...(record.alerts ? { alerts: record.alerts } : {}),
     editedOutside,
     ...(givenTrigger ? { givenTrigger } : {}),
     ...exclusionsOf(
@@ -77,6 +80,7 @@ function toJob(view: ScheduleView): JobSummary {
       compiled?.exclusions?.skip.map((e) => e.label),
     ),
   };
+  return { job, record };
 }
 
 /**
@@ -97,7 +101,7 @@ function exclusionsOf(spec: ScheduleView['spec'], labels: string[] | undefined) 
 
 /** A job from a listing entry (no args, no counters: listings do not carry them). */
 export function jobFromSummary(s: ScheduleSummary): JobSummary {
-  return toJob({
+  const { job } = toJob({
     id: s.scheduleId,
     memo: s.memo,
     attrs: s.typedSearchAttributes,
@@ -108,11 +112,12 @@ export function jobFromSummary(s: ScheduleSummary): JobSummary {
     recentActions: s.info.recentActions,
     nextActionTimes: s.info.nextActionTimes,
   });
+  return job;
 }
 
 /** A job from a full description, with args, counters and remaining actions. */
 export function jobFromDescription(d: ScheduleDescription): JobDescription {
-  const job = toJob({
+  const { job, record } = toJob({
     id: d.scheduleId,
     memo: d.memo,
     attrs: d.typedSearchAttributes,
@@ -129,6 +134,7 @@ export function jobFromDescription(d: ScheduleDescription): JobDescription {
   return {
     ...job,
     args: input?.args ?? [],
+    ...(record?.alerts ? { alerts: record.alerts } : {}),
     workflowId: d.action.workflowId,
     counters: {
       actionsTaken: d.info.numActionsTaken,

@@ -8,9 +8,13 @@ import { JOB_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
 /*
  * The job as the user gave it, so that getJob() returns it exactly and rescheduleJob()/modifyJob() can
  * change it (a schedule's own memo cannot be updated). Kept twice, both updated by every write:
- * - in the action's memo (`tflowJob`), read by describe, which is strongly consistent;
- * - in the schedule's `TflowJob` search attribute (JSON), read by listings, which carry no action details.
- *   Schedule search attributes are served from visibility, so they lag a write by a moment.
+ * - whole in the action's memo (`tflowJob`), read by describe, which is strongly consistent. A memo is a
+ *   payload: the payload codec encrypts it;
+ * - its listed fields only (ListedJobRecord: trigger, time zone, policies, onError) in the schedule's
+ *   `TflowJob` search attribute (JSON), read by listings, which carry no action details. Search attributes
+ *   are never encoded by the codec and anyone who can list schedules reads them, so nothing that can hold
+ *   a secret goes there: alert targets (webhook URLs and headers) stay in the memo. Schedule search
+ *   attributes are served from visibility, so they lag a write by a moment.
  * Persisted: add fields only.
  */
 
@@ -41,6 +45,23 @@ export interface CompiledJob {
 }
 
 /**
+ * What the search attribute holds of a record: the fields listings show, none of which carries a secret.
+ * Chosen field by field, so that a field added to JobRecord later stays out until it is judged safe.
+ */
+export type ListedJobRecord = Pick<JobRecord, 'v' | 'trigger' | 'timezone' | 'policies' | 'onError'>;
+
+/** The listed fields of a record (see {@link ListedJobRecord}); whatever else it holds is left out. */
+export function listedRecord(record: JobRecord): ListedJobRecord {
+  return {
+    v: 1,
+    trigger: record.trigger,
+    timezone: record.timezone,
+    policies: record.policies,
+    ...(record.onError ? { onError: record.onError } : {}),
+  };
+}
+
+/**
  * Longest record stored in the search attribute, in UTF-8 bytes. SQL visibility keeps a Keyword in a
  * `varchar(255)`: on PostgreSQL a longer value fails the schedule's visibility task for good, and the job
  * never shows in listings (seen on the test:cluster cluster, Temporal 1.32 on PostgreSQL 15).
@@ -48,11 +69,12 @@ export interface CompiledJob {
 export const MAX_RECORD_BYTES = 255;
 
 /**
- * Encodes a record for the search attribute; undefined when it is too long to store there (the record
- * stays in the action memo: getJob() reads it, listings show the trigger derived from the spec).
+ * Encodes the listed fields of a record for the search attribute; undefined when they are too long to
+ * store there (the record stays in the action memo: getJob() reads it, listings show the trigger derived
+ * from the spec).
  */
-export function encodeJobRecord(record: JobRecord): string | undefined {
-  const text = JSON.stringify(record);
+export function encodeListedRecord(record: JobRecord): string | undefined {
+  const text = JSON.stringify(listedRecord(record));
   return Buffer.byteLength(text, 'utf8') <= MAX_RECORD_BYTES ? text : undefined;
 }
 
@@ -65,7 +87,11 @@ function isJobRecord(value: unknown): value is JobRecord {
   );
 }
 
-/** The record from the action's memo (describe) or else from the search attribute (listings). */
+/**
+ * The record from the action's memo (describe), whole; or else from the search attribute (listings), its
+ * listed fields only. A job written by an earlier version, before alerts were kept out of the attribute, still
+ * has them there: they are read past, and the job's next write replaces the attribute.
+ */
 export function decodeJobRecord(
   attrs: TypedSearchAttributes | undefined,
   actionMemo?: Record<string, unknown>,
@@ -76,7 +102,7 @@ export function decodeJobRecord(
   if (typeof text !== 'string') return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return isJobRecord(value) ? value : undefined;
+    return isJobRecord(value) ? listedRecord(value) : undefined;
   } catch {
     return undefined;
   }

@@ -60,8 +60,6 @@ export interface ScheduledJobSummary extends JobBase {
   policies: JobPolicies;
   /** Activity the worker runs when a scheduled run fails for good. */
   onError?: string;
-  /** The job's alerts as given (see JobAlerts). */
-  alerts?: JobAlerts;
   /** True when the schedule's spec no longer matches what temporal-flow set (edited in the Temporal UI/CLI). */
   editedOutside: boolean;
   /** With {@link ScheduledJobSummary.editedOutside}: the trigger temporal-flow had set. */
@@ -85,6 +83,12 @@ export interface ScheduledJobSummary extends JobBase {
 export interface ScheduledJobDescription extends ScheduledJobSummary {
   /** Arguments of the pipeline's first step. */
   args: unknown[];
+  /**
+   * The job's alerts as given (see JobAlerts). Not in listings: their targets (webhook URLs and headers)
+   * can hold secrets, so they are kept only in the schedule's memo, which a payload codec encrypts, never
+   * in the search attribute that listings read.
+   */
+  alerts?: JobAlerts;
   /** Workflow id of the job's runs before the nominal time Temporal appends (`<this>-2026-12-01T02:00:00Z`). */
   workflowId: string;
   /** Temporal's counters of the schedule. */

@@ -19,7 +19,13 @@ import {
   type AlertChanges,
   type JobChanges,
 } from './job-options';
-import { ACTION_MEMO_KEY, encodeJobRecord, type CompiledJob, type JobRecord } from './job-record';
+import {
+  ACTION_MEMO_KEY,
+  decodeJobRecord,
+  encodeListedRecord,
+  type CompiledJob,
+  type JobRecord,
+} from './job-record';
 import { readJobState, type JobState } from './job-state';
 import { runStartOptions } from './run-start';
 import { runMetadata } from './run-metadata';
@@ -73,7 +79,7 @@ export function dueBackfill(due: DueOneOff, overlap: CompiledPolicies['overlap']
 /** The options of a new job's schedule. */
 export function createOptions(n: NewJob) {
   const { record, trigger, policies } = n.job;
-  const encoded = encodeJobRecord(record);
+  const encoded = encodeListedRecord(record);
   const once = trigger.remainingActions !== undefined;
   const { spec, dstSkips, horizonEnd } = scheduleSpec(trigger, policies);
   return {
@@ -177,9 +183,9 @@ function currentJob(jobId: string, d: ScheduleDescription): CurrentJob {
   };
 }
 
-/** The schedule's search attributes with the job record replaced. */
+/** The schedule's search attributes with the job record's listed fields replaced (see job-record.ts). */
 function withRecord(d: ScheduleDescription, record: JobRecord): TypedSearchAttributes {
-  const encoded = encodeJobRecord(record);
+  const encoded = encodeListedRecord(record);
   const others = d.typedSearchAttributes.getAll().filter((p) => p.key.name !== JOB_SEARCH_ATTRIBUTE.name);
   return new TypedSearchAttributes(
     encoded ? [...others, { key: JOB_SEARCH_ATTRIBUTE, value: encoded }] : others,
@@ -249,7 +255,15 @@ export function pauseUpdate(
   note: string,
 ): ScheduleUpdateOptions {
   checkOurs(jobId, d);
-  return { ...d, searchAttributes: undefined, state: { ...d.state, paused, note } };
+  // The record as it is, written again: this leaves only its listed fields in the search attribute, which
+  // a job written before alerts were kept out of it still holds with its alert targets.
+  const record = decodeJobRecord(d.typedSearchAttributes, d.action.memo);
+  return {
+    ...d,
+    searchAttributes: undefined,
+    ...(record ? { typedSearchAttributes: withRecord(d, record) } : {}),
+    state: { ...d.state, paused, note },
+  };
 }
 
 /**

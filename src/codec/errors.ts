@@ -1,5 +1,5 @@
 import { ValueError } from '@temporalio/common';
-import { TemporalFlowError } from '../errors';
+import { InvalidArgumentError, TemporalFlowError } from '../errors';
 import { ENCRYPTED_ENCODING } from './wire-format';
 
 /** The codec's keys are badly configured: wrong format, wrong length, or no current key. */
@@ -11,6 +11,15 @@ export class CodecKeyError extends TemporalFlowError {
   ) {
     super('INVALID_CODEC_KEY', `${field}: ${message}`);
   }
+}
+
+/**
+ * An option of the codec server that would let callers in it should not: a CORS origin that is not one,
+ * `*` without a token, a token too short, a host name that is not one. `field` is the option of
+ * `serveCodec` (`corsOrigins`, `token`, `allowedHosts`); the message names the CLI's flag or variable too.
+ */
+export class CodecServerOptionsError extends InvalidArgumentError {
+  static override readonly code: string = 'INVALID_CODEC_SERVER_OPTION';
 }
 
 /** Why a payload could not be decrypted. */

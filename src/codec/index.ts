@@ -6,6 +6,6 @@ export { staticKeyProvider, parseCodecKeys, CODEC_KEY_BYTES } from './keys';
 export type { CodecKeyProvider } from './keys';
 export { codecDataConverter } from './data-converter';
 export { serveCodec } from './codec-server';
-export type { CodecServer, CodecServerOptions } from './codec-server';
-export { CodecKeyError, PayloadDecryptionError, missingCodecError } from './errors';
+export type { CodecRequest, CodecServer, CodecServerOptions } from './codec-server';
+export { CodecKeyError, CodecServerOptionsError, PayloadDecryptionError, missingCodecError } from './errors';
 export type { PayloadDecryptionReason } from './errors';

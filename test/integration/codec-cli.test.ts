@@ -13,11 +13,13 @@ import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 const key = randomBytes(32);
 const KEYS = `2025-01:${key.toString('base64')}`;
 const MARKER = `PLAINTEXT-${randomBytes(6).toString('hex')}`;
+const TOKEN = randomBytes(24).toString('hex');
 const execFileP = promisify(execFile);
 
 function tflowEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env, ...extra };
   if (!('TFLOW_CODEC_KEYS' in extra)) delete env.TFLOW_CODEC_KEYS;
+  if (!('TFLOW_CODEC_TOKEN' in extra)) delete env.TFLOW_CODEC_TOKEN;
   return env;
 }
 
@@ -45,7 +47,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 describe('tflow codec-server', () => {
-  it('serves /encode and /decode with the keys of TFLOW_CODEC_KEYS, with CORS for the UI origin', async () => {
+  it('serves /encode and /decode with the keys of TFLOW_CODEC_KEYS and the token of TFLOW_CODEC_TOKEN, with CORS for the UI origin', async () => {
     const child = spawn(
       process.execPath,
       [
@@ -58,7 +60,10 @@ describe('tflow codec-server', () => {
         '--cors-origin',
         'http://localhost:8233',
       ],
-      { env: tflowEnv({ TFLOW_CODEC_KEYS: KEYS }), stdio: ['ignore', 'pipe', 'pipe'] },
+      {
+        env: tflowEnv({ TFLOW_CODEC_KEYS: KEYS, TFLOW_CODEC_TOKEN: TOKEN }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -76,7 +81,11 @@ describe('tflow codec-server', () => {
       };
       const res = await fetch(`${url}/encode`, {
         method: 'POST',
-        headers: { Origin: 'http://localhost:8233', 'Content-Type': 'application/json' },
+        headers: {
+          Origin: 'http://localhost:8233',
+          'Content-Type': 'application/json',
+          Authorization: `Bearer ${TOKEN}`,
+        },
         body: JSON.stringify(body),
       });
       expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');

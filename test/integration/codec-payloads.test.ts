@@ -212,7 +212,8 @@ describe('codec server', () => {
     await new PipelineClient(codecClient, { taskQueue: t.taskQueue }).run(secretPipeline, [`${MARKER}-arg`], {
       workflowId,
     });
-    const server = await serveCodec({ codec, corsOrigins: ['http://localhost:8233'] });
+    // /encode is served without a token only when asked (see codec-server-access.test.ts).
+    const server = await serveCodec({ codec, corsOrigins: ['http://localhost:8233'], encode: true });
     try {
       expect(await cliShow(workflowId)).not.toContain(MARKER);
       expect(await cliShow(workflowId, ['--codec-endpoint', server.url])).toContain(`${MARKER}-arg`);
@@ -249,6 +250,7 @@ describe('codec server', () => {
         method: 'OPTIONS',
         headers: { Origin: 'http://evil' },
       });
+      expect(foreign.status).toBe(403);
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
 
       const bad = await post('/decode', { nope: 1 });
@@ -266,7 +268,7 @@ describe('codec server', () => {
   });
 
   it('chooses the codec by X-Namespace when given a function, and refuses other namespaces', async () => {
-    const server = await serveCodec({ codec: (ns) => (ns === 'prod' ? codec : undefined) });
+    const server = await serveCodec({ codec: (ns) => (ns === 'prod' ? codec : undefined), encode: true });
     try {
       const body = JSON.stringify({ payloads: [] });
       const ok = await fetch(`${server.url}/encode`, {

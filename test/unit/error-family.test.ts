@@ -8,6 +8,7 @@ import {
   InvalidWindowError,
   PipelineSpecError,
   TemporalFlowError,
+  CodecServerOptionsError,
 } from '../../src/index';
 
 describe('the bad-input errors are one family', () => {
@@ -19,6 +20,7 @@ describe('the bad-input errors are one family', () => {
     [InvalidConfigError, 'INVALID_CONFIG'],
     [InvalidRetentionError, 'INVALID_RETENTION'],
     [InvalidWindowError, 'INVALID_WINDOW'],
+    [CodecServerOptionsError, 'INVALID_CODEC_SERVER_OPTION'],
   ] as const)('%o: field, message, cause, its own code and name', (Class, code) => {
     const cause = new Error('under');
     const err = new Class('limit', 'limit must be 1 or more', { cause });

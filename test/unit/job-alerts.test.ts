@@ -63,6 +63,11 @@ describe('compileAlerts', () => {
       'is not a duration',
     ],
     [{ onLate: 'page', lateAfter: 'soon' }, 'lateAfter', 'lateAfter "soon" is not a duration'],
+    [
+      { onMissed: { webhook: { url: 'https://ops:pa55word@hooks.example/h' } } },
+      'onMissed.webhook.url',
+      'onMissed.webhook.url must not hold a user name or password (https://user:password@hooks.example/...): send credentials as a header',
+    ],
   ])('refuses %j naming %s', (alerts, field, message) => {
     let caught: unknown;
     try {
@@ -73,6 +78,8 @@ describe('compileAlerts', () => {
     expect(caught).toBeInstanceOf(InvalidArgumentError);
     expect(caught).toMatchObject({ field });
     expect((caught as Error).message).toContain(message);
+    // The message never repeats a password it was given.
+    expect((caught as Error).message).not.toContain('pa55word');
   });
 
   it('refuses an activity the worker does not have, when the steps are known', () => {

@@ -2,7 +2,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ScheduleSummary } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { isSpentOneOff, jobFromSummary } from '../../src/client/job-describe';
-import { encodeJobRecord, decodeJobRecord, ACTION_MEMO_KEY } from '../../src/client/job-record';
+import { encodeListedRecord, decodeJobRecord, ACTION_MEMO_KEY } from '../../src/client/job-record';
 import { splitOptions, checkArgs } from '../../src/client/job-options';
 import { JOB_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
 import type { ScheduledJobDescription, ScheduledJobSummary } from '../../src/client/job-types';
@@ -26,7 +26,7 @@ function summary(over: Partial<ScheduleSummary>): ScheduleSummary {
     typedSearchAttributes: new TypedSearchAttributes([
       {
         key: JOB_SEARCH_ATTRIBUTE,
-        value: encodeJobRecord({
+        value: encodeListedRecord({
           v: 1,
           trigger: { cron: '0 2 * * *', timezone: 'Europe/Paris' },
           timezone: 'Europe/Paris',
@@ -54,11 +54,13 @@ describe('jobs from schedule listings', () => {
 
   it('summarises a job without the fields only a description carries', () => {
     const job = jobFromSummary(summary({}));
-    for (const field of ['args', 'counters', 'remainingActions', 'createdAt', 'updatedAt']) {
+    for (const field of ['args', 'alerts', 'counters', 'remainingActions', 'createdAt', 'updatedAt']) {
       expect(job).not.toHaveProperty(field);
     }
     expectTypeOf<ScheduledJobSummary>().not.toHaveProperty('args');
     expectTypeOf<ScheduledJobSummary>().not.toHaveProperty('counters');
+    // Alert targets can hold secrets: kept in the memo (encrypted by a codec), never in what listings read.
+    expectTypeOf<ScheduledJobSummary>().not.toHaveProperty('alerts');
     expectTypeOf<ScheduledJobDescription['args']>().toEqualTypeOf<unknown[]>();
     expectTypeOf<ScheduledJobDescription['createdAt']>().toEqualTypeOf<Date>();
   });
@@ -83,7 +85,7 @@ describe('jobs from schedule listings', () => {
   });
 
   it('tells a spent one-off (no next run, its own run taken) from a pending one and from one owing its run', () => {
-    const record = encodeJobRecord({
+    const record = encodeListedRecord({
       v: 1,
       trigger: { runAt: '2030-01-01T00:00:00Z' },
       timezone: 'UTC',
@@ -162,7 +164,7 @@ describe('job records', () => {
       policies: {},
       onError: 'x'.repeat(2_100),
     };
-    expect(encodeJobRecord(long)).toBe(undefined);
+    expect(encodeListedRecord(long)).toBe(undefined);
   });
 });
 
