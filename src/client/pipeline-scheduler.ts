@@ -35,6 +35,10 @@ import { ALERT_KEYS, compileAlerts, compileAlertTarget, pickAlerts, type JobAler
 import { decodeJobRecord } from './job-record';
 import { reconfigureWatchdog } from './job-watchdog';
 import { checkOnErrorName, prepareJob, withDefaultDst, type JobDefaults } from './job-compile';
+import { planJobs } from './job-plan';
+import { applyPlan } from './job-apply';
+import { toJobSet } from './job-set';
+import type { ApplyResult, JobPlan, JobSet, JobSetDefinition, PlanOptions } from './job-plan-types';
 
 export type { CronJobOptions, IntervalJobOptions, JobOptions, ModifyJobOptions, OneOffJobOptions };
 
@@ -272,6 +276,32 @@ export class PipelineScheduler {
     } catch (err) {
       translateServiceError(err);
     }
+  }
+
+  /**
+   * Compares a jobs file (see {@link defineJobs}) with the namespace: each job is `create`, `update` (with
+   * the field by field diff, in canonical form), `unchanged`, `blocked` (its id is held by a schedule this
+   * set does not own) or, with `prune`, `delete` (a job of this set the file no longer lists); edits made
+   * outside temporal-flow since the last apply show as `drift`. Reads only. See docs/scheduling.md#deploying-jobs.
+   *
+   * @throws JobSetError when a job is refused (every problem, each naming its job and option); nothing is read.
+   */
+  async plan(
+    jobs: JobSet | JobSetDefinition,
+    opts: PlanOptions & { adopt?: boolean } = {},
+  ): Promise<JobPlan> {
+    return planJobs(this.client, this.defaults(), toJobSet(jobs), opts);
+  }
+
+  /**
+   * Makes the namespace what a plan (from {@link PipelineScheduler.plan}) said, with conflict-token writes.
+   *
+   * @throws PlanStaleError when a job changed since the plan, PlanBlockedError when the plan has blocked
+   * jobs: nothing is written then. ApplyFailedError when a write failed half way: it lists the jobs applied
+   * (each job is as before or as planned).
+   */
+  async apply(plan: JobPlan): Promise<ApplyResult> {
+    return applyPlan(this.client, this.defaults(), plan);
   }
 
   /** Runs the schedule reports itself (none when the job is gone: its history still answers). */
