@@ -1,4 +1,4 @@
-import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
+import { Pipeline, toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { UnknownStepError } from '../pipeline/errors';
 import { describeValue, InvalidArgumentError, TemporalFlowError } from '../errors';
 import { prepareJob, type JobDefaults, type PreparedJob } from './job-compile';
@@ -56,6 +56,17 @@ function collect(
   }
 }
 
+/**
+ * A pipeline as this copy of temporal-flow takes it. A jobs file may build its pipelines with another
+ * copy (a TypeScript file loaded next to a CLI installed elsewhere): such a pipeline is not an instance of
+ * this copy's class, so its spec is taken instead (a concurrencyKey function stays with that copy).
+ */
+function ownPipeline(p: PipelineLike): PipelineLike {
+  if (p instanceof Pipeline) return p;
+  const spec = (p as { spec?: unknown } | null)?.spec;
+  return typeof spec === 'object' && spec !== null && 'version' in spec ? (spec as PipelineLike) : p;
+}
+
 /** The pipelines of a set, by name. */
 function pipelinesByName(def: JobSetDefinition, problems: JobSetProblem[]): Map<string, PipelineLike> {
   const byName = new Map<string, PipelineLike>();
@@ -68,7 +79,7 @@ function pipelinesByName(def: JobSetDefinition, problems: JobSetProblem[]): Map<
     collect(problems, {}, () => {
       let name: string;
       try {
-        name = toPipelineSpec(p).name;
+        name = toPipelineSpec(ownPipeline(p)).name;
       } catch (err) {
         if (err instanceof InvalidArgumentError) {
           throw new InvalidArgumentError(`pipelines[${i}]`, err.message, { cause: err });
@@ -78,7 +89,7 @@ function pipelinesByName(def: JobSetDefinition, problems: JobSetProblem[]): Map<
       if (byName.has(name)) {
         throw new InvalidArgumentError(`pipelines[${i}]`, `two pipelines are named "${name}"`);
       }
-      byName.set(name, p);
+      byName.set(name, ownPipeline(p));
     }),
   );
   return byName;
@@ -98,8 +109,9 @@ function resolvePipeline(value: unknown, byName: Map<string, PipelineLike>): Pip
   if (value === undefined) {
     throw new InvalidArgumentError('pipeline', "pipeline is required: a pipeline's name or the pipeline");
   }
-  toPipelineSpec(value as PipelineLike);
-  return value as PipelineLike;
+  const p = ownPipeline(value as PipelineLike);
+  toPipelineSpec(p);
+  return p;
 }
 
 /** Checks one job entry's own shape (its options are compiled after). */
@@ -225,5 +237,8 @@ export function isJobSet(value: unknown): value is JobSet {
 
 /** A set made by defineJobs, or a definition checked now (a JSON or YAML jobs file). */
 export function toJobSet(value: JobSet | JobSetDefinition): JobSet {
-  return isJobSet(value) ? value : defineJobs(value);
+  if (!isJobSet(value)) return defineJobs(value);
+  // Made by defineJobs, perhaps of another copy: its pipelines as this copy takes them.
+  const jobs = value.jobs.map((j) => ({ ...j, pipeline: ownPipeline(j.pipeline) }));
+  return Object.defineProperty({ set: value.set, jobs }, JOB_SET_BRAND, { value: true });
 }
