@@ -1,8 +1,8 @@
 /*
  * `npm start`: the main job on the embedded default. Starts the Temporal dev server (SQLite under
  * .tflow/, Web UI on), a worker with the example steps, the watchdog worker of the jobs' dead-man
- * switches (docs/operations.md#on-call), and the example schedules; prints one line per
- * finished run. Ctrl-C stops the worker, then the server. Set TEMPORAL_ADDRESS to use an existing server.
+ * switches (docs/operations.md#on-call), and the example jobs of examples/jobs.ts (through plan and
+ * apply, as a deploy does); prints one line per finished run. Ctrl-C stops the worker, then the server. Set TEMPORAL_ADDRESS to use an existing server.
  */
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -23,7 +23,8 @@ import {
   WORKFLOWS_PATH,
   type RunFinishedEvent,
 } from 'temporal-flow/worker';
-import { EXAMPLE_JOBS, scheduleExamples } from './schedules';
+import exampleJobs from './jobs';
+import { EXAMPLE_JOBS } from './schedules';
 import { steps } from './steps';
 
 function formatRun(e: RunFinishedEvent): string {
@@ -94,7 +95,12 @@ async function main(): Promise<void> {
   console.log(`Worker:          task queue "${env.taskQueue}", steps ${Object.keys(steps).join(', ')}`);
 
   const scheduler = new PipelineScheduler(client, { taskQueue: env.taskQueue, steps });
-  for (const jobId of await scheduleExamples(scheduler)) {
+  // The example jobs as a deploy makes them: plan the file, apply it (adopting the jobs an older
+  // `npm start` created before they were a jobs file).
+  const applied = await scheduler.apply(await scheduler.plan(exampleJobs, { adopt: true }));
+  const did = [...applied.created, ...applied.updated];
+  console.log(`Jobs (set "${applied.set}"): ${did.length > 0 ? `applied ${did.join(', ')}` : 'no changes'}`);
+  for (const jobId of Object.values(EXAMPLE_JOBS)) {
     const job = await scheduler.getJob(jobId);
     console.log(`Job ${jobId}: next run ${job.nextRunTimes[0]?.toISOString() ?? 'none'}`);
     // What DST does to the job in the coming year (nothing for intervals, which count UTC seconds).

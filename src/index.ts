@@ -110,6 +110,29 @@ export { RUN_STATUSES } from './client/run-list';
 export type { RunFilter } from './client/run-list';
 export { PipelineScheduler } from './client/pipeline-scheduler';
 export { jobDstWarnings } from './client/job-describe';
+export { defineJobs } from './client/job-set';
+export { PLAN_ACTIONS } from './client/job-plan-types';
+export type {
+  JobDefinition,
+  JobSetDefinition,
+  JobSet,
+  JobSetProblem,
+  PlanOptions,
+  PlanAction,
+  PlannedJob,
+  JobPlan,
+  BlockedReason,
+  ApplyResult,
+} from './client/job-plan-types';
+export type { FieldChange } from './client/job-view';
+export {
+  JobSetError,
+  PlanStaleError,
+  PlanBlockedError,
+  ApplyFailedError,
+  type StaleJob,
+  type AppliedJob,
+} from './client/job-plan-errors';
 export type { JobAlerts, AlertTarget, WebhookTarget } from './client/job-alerts';
 export type { JobAlertEvent, AlertKind } from './workflows/alert-types';
 export type {

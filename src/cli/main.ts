@@ -7,6 +7,7 @@ import { registerCodecCommand } from './codec-command';
 import { registerDeadLetterCommands } from './dead-letters-command';
 import { registerJobCommands } from './job-commands';
 import { registerPreviewCommand } from './preview-command';
+import { PLAN_COMMANDS, PLAN_EXIT_CODES, registerPlanCommands } from './plan-command';
 import { registerRunsCommands } from './runs-command';
 import { registerRunsSignalCommand } from './runs-signal-command';
 import { withExamples } from './command-session';
@@ -33,6 +34,7 @@ Output: tables and cards on a terminal; tab-separated lines (or JSON, for \`jobs
 --json on every server command. Colors follow NO_COLOR / FORCE_COLOR.
 Exit codes: 0 done, 1 server unreachable, credentials rejected or an unexpected error,
 2 command refused (bad input or usage, job or run not found, missing setup).
+\`plan\` and \`apply\` (jobs as code) follow terraform plan -detailed-exitcode: 0 no changes, 2 changes, 1 error.
 `;
 
 /** Examples of the commands whose files do not give their own (`--help` shows them). */
@@ -64,6 +66,7 @@ export function buildProgram(): Command {
   registerJobCommands(program, env);
   registerRunsSignalCommand(registerRunsCommands(program, env), env);
   registerDeadLetterCommands(program, env);
+  registerPlanCommands(program, env);
   registerPreviewCommand(program);
   registerCodecCommand(program, env);
   for (const cmd of program.commands) {
@@ -79,7 +82,9 @@ async function main(argv: string[]): Promise<void> {
   } catch (caught) {
     if (caught instanceof CommanderError) {
       // --help and --version end here too, with exit code 0.
-      process.exitCode = caught.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.refused;
+      // plan/apply keep Terraform's codes, where 2 means "changes": a usage error there is 1.
+      const refused = PLAN_COMMANDS.includes(argv[2] ?? '') ? PLAN_EXIT_CODES.error : EXIT_CODES.refused;
+      process.exitCode = caught.exitCode === 0 ? EXIT_CODES.ok : refused;
       return;
     }
     const err = missingCodecError(caught) ?? caught;

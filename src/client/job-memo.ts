@@ -12,6 +12,32 @@ export interface JobMemo {
   v: 1;
   /** Name of the scheduled pipeline. */
   pipeline: string;
+  /**
+   * The jobs file (set) that created the job with `apply()`: the set owns it (a schedule's memo cannot be
+   * updated, so ownership outlives any edit, `temporal schedule update` included). Absent on jobs created
+   * otherwise.
+   */
+  set?: string;
+}
+
+/**
+ * Key, in the action's memo, of what `apply()` wrote last (see {@link AppliedMark}). Persisted: its
+ * meaning must not change.
+ */
+export const APPLIED_MEMO_KEY = 'tflowApplied';
+
+/**
+ * What the last `apply()` of a set wrote to one of its jobs, in the canonical view of job-view.ts: a
+ * later plan compares the schedule with it to tell an edit made outside temporal-flow (drift).
+ */
+export interface AppliedMark {
+  v: 1;
+  /** The set that wrote it. */
+  set: string;
+  /** The job's view as written, field by field (job-view.ts). */
+  view: Record<string, string>;
+  /** The trigger as the plan showed it. */
+  trigger: string;
 }
 
 /**

@@ -1,13 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
-import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
-import { UnknownStepError } from '../pipeline/errors';
+import type { PipelineLike } from '../pipeline/builder';
 import { compileTrigger, validateTimezone } from '../schedule/compile-trigger';
 import { validateDstPolicy, type DstPolicy } from '../schedule/dst-policy';
 import { describeValue, InvalidArgumentError } from '../errors';
 import { parseInstant } from '../parse/instant';
 import { compilePolicies, type JobPolicies } from '../schedule/policies';
-import { dueOneOffWithGrace, type DueOneOff } from '../schedule/one-off-due';
+import type { DueOneOff } from '../schedule/one-off-due';
 import { previewTrigger, type PreviewOptions, type TriggerPreview } from '../schedule/preview';
 import type { DryRunOptions, JobDryRun } from '../schedule/dry-run-types';
 import { dryRun, dryRunInWindow, readDryRunWindow, type DryRunJob } from './job-dry-run';
@@ -27,35 +25,28 @@ import { backfillWindow } from './job-backfill';
 import { ourJobMemo } from './job-memo';
 import {
   asGiven,
-  checkArgs,
-  runIdPrefix,
-  checkJobFields,
   splitChanges,
-  splitOptions,
   type CronJobOptions,
   type IntervalJobOptions,
   type JobOptions,
   type ModifyJobOptions,
   type OneOffJobOptions,
 } from './job-options';
-import type { JobRecord } from './job-record';
 import { computeStats } from './job-stats';
 import type { JobDescription, JobFilter, JobHistoryOptions, JobStats, JobSummary } from './job-types';
 import type { JobRun } from './run-types';
 import { updateJob, type JobUpdateBuilder } from './job-update';
-import {
-  createOptions,
-  dueBackfill,
-  modifyUpdate,
-  pauseUpdate,
-  replaceUpdate,
-  rescheduleUpdate,
-} from './job-write';
-import { checkKnownSteps, runConcurrency } from './run-start';
+import { dueBackfill, modifyUpdate, pauseUpdate, replaceUpdate, rescheduleUpdate } from './job-write';
 import { knownStepNames } from '../pipeline/builder';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
 import { ALERT_KEYS, compileAlerts, compileAlertTarget, pickAlerts, type JobAlerts } from './job-alerts';
+import { decodeJobRecord } from './job-record';
 import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
+import { checkOnErrorName, prepareJob, withDefaultDst, type JobDefaults } from './job-compile';
+import { planJobs } from './job-plan';
+import { applyPlan } from './job-apply';
+import { toJobSet } from './job-set';
+import type { ApplyResult, JobPlan, JobSet, JobSetDefinition, PlanOptions } from './job-plan-types';
 
 export type { CronJobOptions, IntervalJobOptions, JobOptions, ModifyJobOptions, OneOffJobOptions };
 
@@ -311,6 +302,32 @@ export class PipelineScheduler {
     }
   }
 
+  /**
+   * Compares a jobs file (see {@link defineJobs}) with the namespace: each job is `create`, `update` (with
+   * the field by field diff, in canonical form), `unchanged`, `blocked` (its id is held by a schedule this
+   * set does not own) or, with `prune`, `delete` (a job of this set the file no longer lists); edits made
+   * outside temporal-flow since the last apply show as `drift`. Reads only. See docs/scheduling.md#deploying-jobs.
+   *
+   * @throws JobSetError when a job is refused (every problem, each naming its job and option); nothing is read.
+   */
+  async plan(
+    jobs: JobSet | JobSetDefinition,
+    opts: PlanOptions & { adopt?: boolean } = {},
+  ): Promise<JobPlan> {
+    return planJobs(this.client, this.defaults(), toJobSet(jobs), opts);
+  }
+
+  /**
+   * Makes the namespace what a plan (from {@link PipelineScheduler.plan}) said, with conflict-token writes.
+   *
+   * @throws PlanStaleError when a job changed since the plan, PlanBlockedError when the plan has blocked
+   * jobs: nothing is written then. ApplyFailedError when a write failed half way: it lists the jobs applied
+   * (each job is as before or as planned).
+   */
+  async apply(plan: JobPlan): Promise<ApplyResult> {
+    return applyPlan(this.client, this.defaults(), plan);
+  }
+
   /** Runs the schedule reports itself (none when the job is gone: its history still answers). */
   private async recentRuns(jobId: string): Promise<{ workflowId: string; runId: string }[]> {
     const d = await describeScheduleIfAny(this.client, jobId);
@@ -322,15 +339,22 @@ export class PipelineScheduler {
   }
 
   private checkOnError(name: string): void {
-    if (typeof name !== 'string' || name === '') {
-      throw new InvalidArgumentError(
-        'onError',
-        'onError must be the name of an activity registered on the worker',
-      );
-    }
-    if (this.knownSteps && !this.knownSteps.includes(name)) {
-      throw new UnknownStepError(name, this.knownSteps, 'onError');
-    }
+    checkOnErrorName(name, this.knownSteps);
+  }
+
+  /** What this scheduler gives the jobs it writes (see job-compile.ts). */
+  private defaults(): JobDefaults {
+    return {
+      taskQueue: this.options.taskQueue,
+      timezone: this.timezone,
+      dst: this.dst,
+      policies: this.jobDefaults,
+      misfireGraceMs: this.misfireGraceMs,
+      knownSteps: this.knownSteps,
+      alerts: this.alertDefaults,
+      onError: this.options.onError,
+      watchdogTaskQueue: this.watchdogTaskQueue,
+    };
   }
 
   private async describe(jobId: string): Promise<ScheduleDescription> {
@@ -387,60 +411,24 @@ export class PipelineScheduler {
 
   /** A cron or calendar trigger with the scheduler's DST policy when it sets none (stored with the job). */
   private withDefaultDst<T extends Trigger>(trigger: T): T {
-    if (!this.dst || 'dst' in trigger || !('cron' in trigger || 'calendar' in trigger)) return trigger;
-    return { ...trigger, dst: this.dst };
+    return withDefaultDst(trigger, this.dst);
   }
 
   /** Validates everything, then creates (or with replaceExisting, updates) the schedule in one call. */
   private async createJob(p: PipelineLike, opts: JobOptions & Trigger): Promise<string> {
-    const { trigger: own0, job, policies: own } = splitOptions(opts);
-    const trigger = this.withDefaultDst(own0);
-    checkJobFields(job);
-    const given: JobPolicies = { ...this.jobDefaults, ...own };
-    const pipeline = toPipelineSpec(p);
-    checkKnownSteps(pipeline, this.knownSteps);
-    const compiled = compileTrigger(trigger, this.timezone);
-    const policies = compilePolicies(given);
-    // The job's own grace is the one in `given` when it sets one (it wins over the default).
-    const graceMs = {
-      job: own.misfireGraceTime !== undefined ? policies.misfireGraceMs : undefined,
-      scheduler: this.misfireGraceMs,
-    };
-    const due = dueOneOffWithGrace(compiled, graceMs, new Date());
-    const args = checkArgs(job.args);
-    const onError = job.onError ?? this.options.onError;
-    if (job.onError !== undefined) this.checkOnError(job.onError);
-    const alerts = pickAlerts({ ...this.alertDefaults, ...pickAlerts(job) });
-    const compiledAlerts = alerts ? compileAlerts(alerts, this.knownSteps) : {};
-    const jobId = job.jobId ?? `${pipeline.name}-${randomUUID()}`;
-    const record: JobRecord = {
-      v: 1,
-      trigger: asGiven(trigger),
-      timezone: compiled.timezone,
-      policies: asGiven(given),
-      ...(onError ? { onError } : {}),
-      ...(alerts ? { alerts: asGiven(alerts) } : {}),
-    };
-    const options = createOptions({
+    const {
       jobId,
-      workflowId: runIdPrefix(jobId, pipeline.name, job.workflowId),
-      taskQueue: this.options.taskQueue,
-      pipeline,
-      args,
-      concurrency: runConcurrency(p, args),
-      job: { record, trigger: compiled, policies },
-      paused: job.paused ?? false,
-      note: job.note,
+      options,
       due,
-    });
-
+      alerts: compiledAlerts,
+      replaceExisting,
+    } = prepareJob(p, opts, this.defaults());
     let created = false;
     try {
       await this.client.schedule.create(options);
       created = true;
     } catch (err) {
-      if (!(err instanceof ScheduleAlreadyRunning) || !job.replaceExisting)
-        translateScheduleError(err, jobId);
+      if (!(err instanceof ScheduleAlreadyRunning) || !replaceExisting) translateScheduleError(err, jobId);
       const d = await this.update(jobId, (current) => replaceUpdate(jobId, current, options, due));
       if (due) await this.runDue(jobId, due, d);
       await this.tellWatchdog(jobId, d, true);
