@@ -60,8 +60,13 @@ export interface TflowEnv {
   codecKeys: string | undefined;
   /** Id of the codec key that encrypts (`TFLOW_CODEC_KEY_ID`); may be left out with a single key. */
   codecKeyId: string | undefined;
-  /** PATH, to look for `temporal`. */
+  /** PATH, to look for `temporal` (and the test suite's browser). */
   path: string;
+  /**
+   * Chromium or Chrome binary of the test suite's browser test (`CHROMIUM`); unset means one is looked for
+   * on PATH, then Debian's package is installed when running as root (test/helpers/chromium.ts).
+   */
+  chromium: string | undefined;
   /**
    * Scheduled workflow starts per second the embedded server allows per namespace
    * (`TFLOW_SCHEDULE_START_RPS`; its dynamic config `worker.schedulerNamespaceStartWorkflowRPS`).
@@ -115,6 +120,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     codecKeys: env.TFLOW_CODEC_KEYS || undefined,
     codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
     path: env.PATH ?? '',
+    chromium: env.CHROMIUM || undefined,
     scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
     color: colorMode(env),
     logLevel: logLevel(env.TFLOW_LOG_LEVEL),
