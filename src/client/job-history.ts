@@ -13,6 +13,7 @@ import {
 import { skipReasonOf } from '../workflows/outcomes';
 import { JUDGED_AT_MEMO, STANDS_FOR_MEMO } from '../workflows/run-types';
 import type { JobRun, JobRunStatus } from './job-types';
+import { queryLiteral } from './query-literal';
 
 /*
  * Runs of a job from Temporal visibility (`TemporalScheduledById`). Visibility is eventually consistent:
@@ -29,11 +30,6 @@ const STATUS: Record<string, JobRunStatus> = {
   TIMED_OUT: 'timed-out',
   CONTINUED_AS_NEW: 'continued-as-new',
 };
-
-/** A string literal of Temporal's list filter language. */
-export function queryLiteral(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
 
 /** A run as visibility (or a describe call) reports it. */
 export function toRun(wf: Omit<WorkflowExecutionInfo, 'raw'>): JobRun {

@@ -7,8 +7,9 @@ import {
   PIPELINE_SEARCH_ATTRIBUTE,
   SCHEDULED_BY_ID_ATTRIBUTE,
 } from '../workflows/search-attributes';
-import { newestWithFailures, queryLiteral, toRun } from './job-history';
+import { newestWithFailures, toRun } from './job-history';
 import type { JobRun, JobRunStatus } from './job-types';
+import { queryLiteral } from './query-literal';
 
 /*
  * Pipeline runs of every job and of none, from Temporal visibility, with the same record as a job's
