@@ -45,7 +45,10 @@ export interface TflowEnv {
   home: string;
   /** Task queue of pipeline runs (`TFLOW_TASK_QUEUE`). @default 'pipelines' */
   taskQueue: string;
-  /** Port of the worker's /metrics and /healthz (`TFLOW_METRICS_PORT`); unset disables them. */
+  /**
+   * Port of the worker's /metrics and /healthz (`TFLOW_METRICS_PORT`: 0-65535, 0 picks a free one); unset
+   * disables them.
+   */
   metricsPort: number | undefined;
   /**
    * Retention of closed runs that the embedded dev server sets on its namespace at every start
@@ -107,7 +110,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     }
   }
   const profile = loadProfile(env);
-  const port = env.TFLOW_METRICS_PORT ? Number(env.TFLOW_METRICS_PORT) : undefined;
   return {
     temporalCli: env.TEMPORAL_CLI || undefined,
     profile,
@@ -115,7 +117,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     namespace: profile.namespace || 'default',
     home: path.resolve(env.TFLOW_HOME || '.tflow'),
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
-    metricsPort: port !== undefined && Number.isInteger(port) && port >= 0 ? port : undefined,
+    metricsPort: metricsPort(env.TFLOW_METRICS_PORT),
     retention: env.TFLOW_RETENTION || '30d',
     codecKeys: env.TFLOW_CODEC_KEYS || undefined,
     codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
@@ -131,6 +133,18 @@ function colorMode(env: NodeJS.ProcessEnv): TflowEnv['color'] {
   if (env.NO_COLOR) return 'never';
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR === '0' ? 'never' : 'always';
   return env.TERM === 'dumb' ? 'never' : 'auto';
+}
+
+function metricsPort(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const port = /^\d{1,5}$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!(port >= 0 && port <= 65535)) {
+    throw new InvalidConfigError(
+      'TFLOW_METRICS_PORT',
+      `TFLOW_METRICS_PORT must be a port number, 0-65535 (0 picks a free one), or unset to serve no metrics; got "${raw}"`,
+    );
+  }
+  return port;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
