@@ -9,6 +9,7 @@ import {
 import type { TLSConfig } from '@temporalio/client';
 import type { LogLevel } from '@temporalio/common';
 import { DEFAULT_SCHEDULE_START_RPS } from './devserver/dynamic-config';
+import { DEFAULT_METRICS_HOST } from './worker/metrics-server';
 import { InvalidArgumentError } from './errors';
 import { AesGcmPayloadCodec } from './codec/aes-gcm-codec';
 import { parseCodecKeys } from './codec/keys';
@@ -50,6 +51,11 @@ export interface TflowEnv {
    * disables them.
    */
   metricsPort: number | undefined;
+  /**
+   * Address the worker's /metrics and /healthz listen on (`TFLOW_METRICS_HOST`): `0.0.0.0` (or `::`) for a
+   * scraper on another machine or container. @default '127.0.0.1' (this machine only)
+   */
+  metricsHost: string;
   /**
    * Retention of closed runs that the embedded dev server sets on its namespace at every start
    * (`TFLOW_RETENTION`, e.g. `'30d'`). Servers given by TEMPORAL_ADDRESS are changed only by `tflow setup`.
@@ -118,6 +124,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     home: path.resolve(env.TFLOW_HOME || '.tflow'),
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
     metricsPort: metricsPort(env.TFLOW_METRICS_PORT),
+    metricsHost: env.TFLOW_METRICS_HOST || DEFAULT_METRICS_HOST,
     retention: env.TFLOW_RETENTION || '30d',
     codecKeys: env.TFLOW_CODEC_KEYS || undefined,
     codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
