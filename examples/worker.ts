@@ -1,7 +1,8 @@
 /*
  * A worker process on its own, for a real cluster (docker-compose.yml runs it): connects to
  * TEMPORAL_ADDRESS, serves the example steps on TFLOW_TASK_QUEUE until SIGTERM or Ctrl-C, with
- * /metrics and /healthz on TFLOW_METRICS_PORT when set (plus the job metrics, read from the server when
+ * /metrics and /healthz on TFLOW_METRICS_PORT when set, on TFLOW_METRICS_HOST (default 127.0.0.1: this
+ * machine only; 0.0.0.0 for a scraper elsewhere) (plus the job metrics, read from the server when
  * scraped), payloads encrypted with TFLOW_CODEC_KEYS when set. Logs are JSON lines on standard output at
  * TFLOW_LOG_LEVEL: the SDK's own and one per run started, finished, skipped and step retried. Many of
  * them may run against one cluster: Temporal starts each scheduled run once. It also runs a watchdog worker
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
       metrics,
       worker,
       port: env.metricsPort,
+      host: env.metricsHost,
       ...(sdkPort !== undefined ? { sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics` } : {}),
     });
   }

@@ -27,6 +27,9 @@ import { tokenProblem } from './codec/codec-server-guards';
  */
 export const DEFAULT_SCHEDULE_START_RPS = 1000;
 
+/** The address the worker's `/metrics` and `/healthz` listen on unless `TFLOW_METRICS_HOST` says otherwise: this host only. */
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
+
 /**
  * A setting that cannot be used: `field` is the variable or file at fault (e.g.
  * `TEMPORAL_TLS_CLIENT_KEY_PATH`), the message says what was wrong and what to set.
@@ -52,8 +55,16 @@ export interface TflowEnv {
   home: string;
   /** Task queue of pipeline runs (`TFLOW_TASK_QUEUE`). @default 'pipelines' */
   taskQueue: string;
-  /** Port of the worker's /metrics and /healthz (`TFLOW_METRICS_PORT`); unset disables them. */
+  /**
+   * Port of the worker's /metrics and /healthz (`TFLOW_METRICS_PORT`: 0-65535, 0 picks a free one); unset
+   * disables them.
+   */
   metricsPort: number | undefined;
+  /**
+   * Address the worker's /metrics and /healthz listen on (`TFLOW_METRICS_HOST`): `0.0.0.0` (or `::`) for a
+   * scraper on another machine or container. @default '127.0.0.1' (this machine only)
+   */
+  metricsHost: string;
   /**
    * Retention of closed runs that the embedded dev server sets on its namespace at every start
    * (`TFLOW_RETENTION`, e.g. `'30d'`). Servers given by TEMPORAL_ADDRESS are changed only by `tflow setup`.
@@ -72,8 +83,13 @@ export interface TflowEnv {
    * visible ASCII characters. Unset: no token is required, and /encode is off unless `--encode`.
    */
   codecToken: string | undefined;
-  /** PATH, to look for `temporal`. */
+  /** PATH, to look for `temporal` (and the test suite's browser). */
   path: string;
+  /**
+   * Chromium or Chrome binary of the test suite's browser test (`CHROMIUM`); unset means one is looked for
+   * on PATH, then Debian's package is installed when running as root (test/helpers/chromium.ts).
+   */
+  chromium: string | undefined;
   /**
    * Scheduled workflow starts per second the embedded server allows per namespace
    * (`TFLOW_SCHEDULE_START_RPS`; its dynamic config `worker.schedulerNamespaceStartWorkflowRPS`).
@@ -114,7 +130,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     }
   }
   const profile = loadProfile(env);
-  const port = env.TFLOW_METRICS_PORT ? Number(env.TFLOW_METRICS_PORT) : undefined;
   return {
     temporalCli: env.TEMPORAL_CLI || undefined,
     profile,
@@ -122,12 +137,14 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     namespace: profile.namespace || 'default',
     home: path.resolve(env.TFLOW_HOME || '.tflow'),
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
-    metricsPort: port !== undefined && Number.isInteger(port) && port >= 0 ? port : undefined,
+    metricsPort: metricsPort(env.TFLOW_METRICS_PORT),
+    metricsHost: env.TFLOW_METRICS_HOST || DEFAULT_METRICS_HOST,
     retention: env.TFLOW_RETENTION || '30d',
     codecKeys: env.TFLOW_CODEC_KEYS || undefined,
     codecKeyId: env.TFLOW_CODEC_KEY_ID || undefined,
     codecToken: codecToken(env.TFLOW_CODEC_TOKEN),
     path: env.PATH ?? '',
+    chromium: env.CHROMIUM || undefined,
     scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
     color: colorMode(env),
     logLevel: logLevel(env.TFLOW_LOG_LEVEL),
@@ -145,6 +162,18 @@ function colorMode(env: NodeJS.ProcessEnv): TflowEnv['color'] {
   if (env.NO_COLOR) return 'never';
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR === '0' ? 'never' : 'always';
   return env.TERM === 'dumb' ? 'never' : 'auto';
+}
+
+function metricsPort(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const port = /^\d{1,5}$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!(port >= 0 && port <= 65535)) {
+    throw new InvalidConfigError(
+      'TFLOW_METRICS_PORT',
+      `TFLOW_METRICS_PORT must be a port number, 0-65535 (0 picks a free one), or unset to serve no metrics; got "${raw}"`,
+    );
+  }
+  return port;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];

@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import { InvalidArgumentError as CommanderArgumentError, type Command } from 'commander';
 import { payloadCodecFromEnv, type TflowEnv } from '../config';
+import { InvalidArgumentError } from '../errors';
 import { codecDataConverter } from '../codec/data-converter';
 import { PipelineClient } from '../client/pipeline-client';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
@@ -88,4 +89,17 @@ export function cliPipelineClient(client: Client, env: TflowEnv): PipelineClient
 export function sinceInstant(value: string, now: Date): Date {
   if (/^\d{4}-/.test(value)) return parseInstant(value, '--since');
   return new Date(now.getTime() - parseDuration(value, '--since'));
+}
+
+/**
+ * Option parser of `--since` ({@link sinceInstant} from now): a bad value is a usage error, reported by
+ * commander while it parses, before the command connects (so it exits "refused" even with no server).
+ */
+export function sinceOption(value: string): Date {
+  try {
+    return sinceInstant(value, new Date());
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) throw new CommanderArgumentError(err.message);
+    throw err;
+  }
 }

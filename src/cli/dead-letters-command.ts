@@ -9,7 +9,7 @@ import {
   cliPipelineClient,
   positiveInteger,
   runAndPrint,
-  sinceInstant,
+  sinceOption,
   withExamples,
 } from './command-session';
 import { renderDeadLetters } from './render/dead-letter-render';
@@ -43,11 +43,12 @@ export function registerDeadLetterCommands(program: Command, env: TflowEnv): Com
       .option(
         '--since <when>',
         'only letters that failed since: a duration back from now (90m, 1d) or an ISO instant',
+        sinceOption,
       )
       .option('--limit <n>', 'most letters shown', positiveInteger, 20)
-      .action(async (opts: { pipeline?: string; since?: string; limit: number }, cmd: Command) =>
+      .action(async (opts: { pipeline?: string; since?: Date; limit: number }, cmd: Command) =>
         runAndPrint(env, cmd, async (client) => {
-          const since = opts.since !== undefined ? sinceInstant(opts.since, new Date()) : undefined;
+          const since = opts.since;
           // The queue itself (the letters' keepers), not failed runs in visibility: a letter outlives the
           // retention of its run, and leaves the queue once redriven successfully or discarded.
           const all = await cliPipelineClient(client, env).listDeadLetters({

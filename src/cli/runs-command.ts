@@ -7,7 +7,7 @@ import {
   cliPipelineClient,
   positiveInteger,
   runAndPrint,
-  sinceInstant,
+  sinceOption,
   withExamples,
 } from './command-session';
 import { renderRunCard, renderRunList } from './render/run-render';
@@ -16,7 +16,7 @@ interface RunsOptions {
   job?: string;
   pipeline?: string;
   status?: JobRunStatus;
-  since?: string;
+  since?: Date;
   limit: number;
 }
 
@@ -42,6 +42,7 @@ export function registerRunsCommands(program: Command, env: TflowEnv): Command {
       .option(
         '--since <when>',
         'only runs started since: a duration back from now (90m, 1d) or an ISO instant',
+        sinceOption,
       )
       .option('--limit <n>', 'most runs shown', positiveInteger, 20)
       .action(async (opts: RunsOptions, cmd: Command) =>
@@ -50,7 +51,7 @@ export function registerRunsCommands(program: Command, env: TflowEnv): Command {
             ...(opts.job !== undefined ? { jobId: opts.job } : {}),
             ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
             ...(opts.status !== undefined ? { status: opts.status } : {}),
-            ...(opts.since !== undefined ? { since: sinceInstant(opts.since, new Date()) } : {}),
+            ...(opts.since !== undefined ? { since: opts.since } : {}),
             limit: opts.limit,
           });
           return { json: list, text: (ctx) => renderRunList(list, ctx, { empty: 'no runs', withJob: true }) };

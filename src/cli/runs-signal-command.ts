@@ -1,10 +1,8 @@
-import { Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import { codecDataConverter } from '../codec/data-converter';
-import { payloadCodecFromEnv, type TflowEnv } from '../config';
+import type { TflowEnv } from '../config';
 import { signalRun } from '../client/run-signal';
-import { withConnection, withConnectionFlags, type ConnectionFlags } from './connection';
-import { withExamples } from './command-session';
+import { withConnectionFlags } from './connection';
+import { runAndPrint, withExamples } from './command-session';
 
 /** A payload as typed on the command line: JSON when it parses as JSON (`'{"ok":true}'`, `42`), else the text itself. */
 export function parseSignalPayload(text: string | undefined): unknown {
@@ -31,17 +29,13 @@ export function registerRunsSignalCommand(runs: Command, env: TflowEnv): void {
       env,
     ),
     `tflow runs signal publish-2027-01-04 approve '{"by":"ann"}'`,
-  ).action(async (workflowId: string, name: string, payload: string | undefined, _opts, cmd: Command) => {
-    const flags = cmd.optsWithGlobals<ConnectionFlags & { json?: boolean }>();
-    const codec = payloadCodecFromEnv(env);
-    await withConnection(env, flags, (connection, namespace) =>
-      signalRun(
-        new Client({ connection, namespace, ...(codec ? { dataConverter: codecDataConverter(codec) } : {}) }),
-        workflowId,
-        name,
-        parseSignalPayload(payload),
-      ),
-    );
-    console.log(`sent signal "${name}" to ${workflowId}`);
-  });
+  ).action(async (workflowId: string, name: string, payload: string | undefined, _opts, cmd: Command) =>
+    runAndPrint(env, cmd, async (client) => {
+      await signalRun(client, workflowId, name, parseSignalPayload(payload));
+      return {
+        json: { ok: true, signalled: workflowId, signal: name },
+        text: () => [`sent signal "${name}" to ${workflowId}`],
+      };
+    }),
+  );
 }

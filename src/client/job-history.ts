@@ -1,7 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { SCHEDULED_BY_ID_ATTRIBUTE } from '../workflows/search-attributes';
 import type { JobRun } from './run-types';
-import { newestWithFailures, queryLiteral, toRun } from './run-visibility';
+import { queryLiteral } from './query-literal';
+import { newestWithFailures, toRun } from './run-visibility';
 
 /*
  * Runs of a job from Temporal visibility (`TemporalScheduledById`), with the runs the schedule itself

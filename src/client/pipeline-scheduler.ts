@@ -40,7 +40,6 @@ import { dueBackfill, modifyUpdate, pauseUpdate, replaceUpdate, rescheduleUpdate
 import { knownStepNames } from '../pipeline/builder';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
 import { ALERT_KEYS, compileAlerts, compileAlertTarget, pickAlerts, type JobAlerts } from './job-alerts';
-import { decodeJobRecord } from './job-record';
 import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
 import { checkOnErrorName, prepareJob, withDefaultDst, type JobDefaults } from './job-compile';
 import { planJobs } from './job-plan';

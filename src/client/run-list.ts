@@ -8,7 +8,8 @@ import {
   SCHEDULED_BY_ID_ATTRIBUTE,
 } from '../workflows/search-attributes';
 import type { JobRun, JobRunStatus } from './run-types';
-import { newestWithFailures, queryLiteral, toRun } from './run-visibility';
+import { newestWithFailures, toRun } from './run-visibility';
+import { queryLiteral } from './query-literal';
 
 /*
  * Pipeline runs of every job and of none, from Temporal visibility, with the same record as a job's

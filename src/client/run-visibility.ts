@@ -25,11 +25,6 @@ const STATUS: Record<string, JobRunStatus> = {
   CONTINUED_AS_NEW: 'continued-as-new',
 };
 
-/** A string literal of Temporal's list filter language. */
-export function queryLiteral(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
 /** A run as visibility (or a describe call) reports it. */
 export function toRun(wf: Omit<WorkflowExecutionInfo, 'raw'>): JobRun {
   const outcome = wf.typedSearchAttributes.get(OUTCOME_SEARCH_ATTRIBUTE);

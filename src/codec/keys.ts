@@ -69,18 +69,29 @@ export function staticKeyProvider(
  */
 export function parseCodecKeys(text: string, currentKeyId: string | undefined): CodecKeyProvider {
   const keys: Record<string, Uint8Array> = {};
-  for (const raw of text.split(',')) {
-    const entry = raw.trim();
-    if (entry === '') continue;
+  const entries = text
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  // An entry that is not `<id>:<key>` may be a key itself (the id or the colon left out, or the two parts
+  // swapped): it is named by its position and length, never quoted.
+  for (const [i, entry] of entries.entries()) {
+    const which = `entry ${i + 1} of ${entries.length}`;
     const colon = entry.indexOf(':');
     if (colon <= 0) {
       throw new CodecKeyError(
         'TFLOW_CODEC_KEYS',
-        `entry "${entry.slice(0, 12)}..." is not <key id>:<base64 key>; write e.g. 2025-01:$(openssl rand -base64 32)`,
+        `${which} (${entry.length} characters, not shown: it may hold a key) is not <key id>:<base64 key>; write e.g. 2025-01:$(openssl rand -base64 32)`,
       );
     }
     const id = entry.slice(0, colon);
     const b64 = entry.slice(colon + 1);
+    if (!KEY_ID.test(id)) {
+      throw new CodecKeyError(
+        'TFLOW_CODEC_KEYS',
+        `${which}: its key id (${id.length} characters before ":", not shown: it may be a key) may only hold letters, digits, ".", "_" and "-" (1-64)`,
+      );
+    }
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) {
       throw new CodecKeyError('TFLOW_CODEC_KEYS', `the key of "${id}" is not base64`);
     }

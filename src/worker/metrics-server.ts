@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Worker } from '@temporalio/worker';
+import { DEFAULT_METRICS_HOST } from '../config';
 import type { WorkerMetrics } from './metrics';
 
 export interface MetricsServerOptions {
@@ -9,7 +10,11 @@ export interface MetricsServerOptions {
   worker: Pick<Worker, 'getState'>;
   /** @default 9464; 0 picks a free port */
   port?: number;
-  /** @default '0.0.0.0' */
+  /**
+   * Address to listen on. The default keeps the endpoints on this machine; give `'0.0.0.0'` (or `'::'`)
+   * for a scraper elsewhere, e.g. in a container whose port is published (`TFLOW_METRICS_HOST`).
+   * @default '127.0.0.1'
+   */
   host?: string;
   /**
    * URL of the Temporal SDK's own Prometheus endpoint (`Runtime.install({ telemetryOptions: { metrics:
@@ -20,8 +25,11 @@ export interface MetricsServerOptions {
 
 /** A running `/metrics` + `/healthz` server. */
 export interface MetricsServer {
-  /** `http://host:port` */
+  /** `http://host:port` (on 127.0.0.1 when it listens on every address) */
   url: string;
+  /** The address and port it listens on. */
+  host: string;
+  port: number;
   close(): Promise<void>;
 }
 
@@ -35,11 +43,14 @@ export async function serveMetrics(opts: MetricsServerOptions): Promise<MetricsS
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 9464, opts.host ?? '0.0.0.0', resolve);
+    server.listen(opts.port ?? 9464, opts.host ?? DEFAULT_METRICS_HOST, resolve);
   });
-  const { port } = server.address() as AddressInfo;
+  const { address: host, port } = server.address() as AddressInfo;
+  const reach = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1'}:${port}`,
+    url: `http://${reach}:${port}`,
+    host,
+    port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -3,6 +3,8 @@ import {
   CancellationScope,
   defineQuery,
   isCancellation,
+  log,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -15,6 +17,7 @@ import { runNode } from './run-nodes';
 import { SignalMailbox, StepFailed } from './run-context';
 import { PIPELINE_FAILED, PIPELINE_INPUT_INVALID } from './failure-types';
 import {
+  ON_FAILURE_ONCE_PATCH,
   PROGRESS_QUERY,
   type PipelineFailureDetails,
   type PipelineProgress,
@@ -181,12 +184,25 @@ function nodesToRun(input: PipelineRunInput): PipelineSpec['steps'] {
   return spec.steps.slice(from);
 }
 
-/** The failure hook is best effort: it cannot be cancelled, and its own failure never hides the run's. */
+/**
+ * The failure hook is best effort: one attempt that cannot be cancelled, whose own failure is logged and
+ * never hides the run's. (Runs scheduled before {@link ON_FAILURE_ONCE_PATCH} gave it three silent attempts.)
+ */
 async function runFailureHook(spec: PipelineSpec, details: PipelineFailureDetails): Promise<void> {
+  const once = patched(ON_FAILURE_ONCE_PATCH);
   const hook = proxyActivities<Record<string, (d: PipelineFailureDetails) => Promise<unknown>>>({
     startToCloseTimeout: ON_FAILURE_TIMEOUT_MS,
-    retry: { maximumAttempts: 3 },
+    retry: { maximumAttempts: once ? 1 : 3 },
     activityId: 'onFailure',
   })[spec.onFailure!]!;
-  await CancellationScope.nonCancellable(() => hook(details)).catch(() => undefined);
+  await CancellationScope.nonCancellable(() => hook(details)).catch((err: unknown) => {
+    const root = rootFailure(err);
+    log.warn('onFailure hook failed', {
+      pipeline: spec.name,
+      onFailure: spec.onFailure,
+      failedStep: details.failedStep,
+      error: root.message,
+      ...(root.type ? { errorType: root.type } : {}),
+    });
+  });
 }

@@ -22,6 +22,12 @@ export const TIMEOUT_GRACE_MS = 5 * 60_000;
 /** Name of the query that returns {@link PipelineProgress}. */
 export const PROGRESS_QUERY = 'progress';
 
+/**
+ * Patch id of the `onFailure` hook run once (one attempt) with its failure logged; runs recorded before it
+ * replay with the three silent attempts they were scheduled with. Persisted in histories: never rename.
+ */
+export const ON_FAILURE_ONCE_PATCH = 'tflow-on-failure-once';
+
 /** What a scheduled run knows of its job, set by the scheduler in the schedule's action. */
 export interface RunJobContext {
   jobId: string;

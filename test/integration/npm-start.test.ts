@@ -75,5 +75,6 @@ describe('npm start (the main job on the embedded default)', () => {
       await connection.close();
     }
     expect(await second.interrupt()).toBe(0);
-  });
+    // The sum of its waits: two starts of a server, a worker and the examples, slow on a busy machine.
+  }, 360_000);
 });

@@ -177,4 +177,26 @@ describe('dead-letter queue', () => {
     );
     expect(letters).toHaveLength(1);
   });
+
+  it('lists the letters of a pipeline whose name has quotes and backslashes (the filter escapes both)', async () => {
+    // Ends in a backslash: escaped as it was (quotes only), it ate the closing quote of the query.
+    const name = `dlq-odd 'quoted' C:\\temp\\ ${t.uid('p')}\\`;
+    const odd = pipeline(name, { steps }).step('fetch').step('charge');
+    const workflowId = t.uid('odd');
+    await expect(client.run(odd, ['order-5'], { workflowId })).rejects.toBeInstanceOf(WorkflowFailedError);
+    const letter = await waitFor(`dead letter ${workflowId} listed by its pipeline`, async () =>
+      (await client.listDeadLetters({ pipeline: name })).find((d) => d.workflowId === workflowId),
+    );
+    expect(letter.pipeline).toBe(name);
+    // The same name with a backslash less is another pipeline: nothing of it in the queue.
+    expect(await client.listDeadLetters({ pipeline: name.slice(0, -1) })).toEqual([]);
+  });
+
+  it('a pipeline filter is one literal: a name written as query syntax lists no other pipeline', async () => {
+    const workflowId = await failedRun('order-6');
+    await queued(workflowId);
+    // Escaped as it was (quotes only), `\'` ended the literal and the rest ran as a condition of its own.
+    const injected = "nope\\' OR ExecutionStatus = 1 #";
+    expect(await client.listDeadLetters({ pipeline: injected })).toEqual([]);
+  });
 });

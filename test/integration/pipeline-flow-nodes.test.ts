@@ -250,6 +250,14 @@ describe('tflow runs signal', () => {
       `cannot send signal "approve" to run "${text.workflowId}": it is completed`,
     );
   });
+
+  it('prints JSON with --json, as every server command does', async () => {
+    const p = pipeline('cli-approval', { steps }).waitFor('approval', { signal: 'approve', timeout: '1m' });
+    const run = await pipelines.start(p, [], { workflowId: t.uid('cli-json-out') });
+    const out = await tflow(run.workflowId, 'approve', '{"ok":true}', '--json');
+    expect(JSON.parse(out)).toEqual({ ok: true, signalled: run.workflowId, signal: 'approve' });
+    expect((await run.result()).output).toEqual({ ok: true });
+  });
 });
 
 describe('chains', () => {

@@ -9,14 +9,15 @@ import { DevServer } from '../../src/devserver';
 import { PipelineClient } from '../../src/client/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { createWorker } from '../../src/worker/create-worker';
+import { APT_TIMEOUT_MS, ensureChromium } from '../helpers/chromium';
 import { connectTest, type TestContext } from '../helpers/temporal';
 
 /*
  * The Temporal Web UI tells a run's story: a dev server of the test's own with its UI (the suite's server
- * is headless), a run held in its second step, and the run page loaded in headless Chromium (Debian's
- * `chromium`; `.ci/run` installs it). The screenshot is kept in test-artifacts/ (gitignored).
+ * is headless), a run held in its second step, and the run page loaded in headless Chromium (CHROMIUM, then
+ * PATH, then Debian's `chromium` installed when root: test/helpers/chromium.ts; without one the test fails
+ * saying why). The screenshot is kept in test-artifacts/ (gitignored).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
 
 let suite: TestContext;
@@ -42,6 +43,27 @@ const steps = {
   },
 };
 
+// Its own hook and deadline: installing Debian's package takes minutes on a machine without a browser.
+beforeAll(
+  async () => {
+    const env = readEnv();
+    const found = await ensureChromium({ explicitPath: env.chromium, searchPath: env.path });
+    browser = await chromium.launch({
+      executablePath: found.path,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  },
+  3 * APT_TIMEOUT_MS + 60_000,
+);
+
 beforeAll(async () => {
   suite = await connectTest('ui'); // installs the quiet logger shared by the suite's tests
   const env = readEnv();
@@ -62,18 +84,6 @@ beforeAll(async () => {
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });
   running = worker.run();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 }, 180_000);
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Context } from '@temporalio/activity';
-import { Client, Connection } from '@temporalio/client';
+import { ApplicationFailure, Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { PipelineClient } from '../../src/client/pipeline-client';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
@@ -30,7 +30,16 @@ const steps = {
   async double(n: number) {
     return n * 2;
   },
+  async refuse(_n: number) {
+    throw ApplicationFailure.create({ type: 'Refused', message: 'refused on purpose', nonRetryable: true });
+  },
+  /** An `onFailure` hook that fails every attempt (retryable), counting them. */
+  async brokenHook(details: { pipeline: string }) {
+    hookAttempts.push(`${details.pipeline}#${Context.current().info.attempt}`);
+    throw new Error('pager down');
+  },
 };
+const hookAttempts: string[] = [];
 
 const taskQueue = `observe-${randomUUID()}`;
 const metrics = new WorkerMetrics();
@@ -88,6 +97,33 @@ describe('worker log lines', () => {
     const body = await metrics.registry.metrics();
     expect(body).toContain('tflow_runs_started_total{pipeline="observed",job=""} 1');
     expect(body).toContain('tflow_step_retries_total{pipeline="observed",job="",step="fetch"} 1');
+  });
+
+  it('a failing onFailure hook runs once, as documented, and its failure is logged, not swallowed', async () => {
+    const pipelines = new PipelineClient(client, { taskQueue, steps });
+    const workflowId = `observe-${randomUUID()}`;
+    const name = `hooked-${randomUUID().slice(0, 8)}`;
+    const p = pipeline(name, { steps }).step('refuse').onFailure('brokenHook');
+    const err = await pipelines.run(p, [1], { workflowId }).catch((e: unknown) => e);
+    // The run's own failure, not the hook's.
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err as WorkflowFailedError).cause).toMatchObject({ type: 'PipelineFailed' });
+    expect(hookAttempts.filter((a) => a.startsWith(`${name}#`))).toEqual([`${name}#1`]);
+    const warned = await waitFor('the hook failure line', async () => {
+      const found = lines.filter((l) => l.msg === 'onFailure hook failed' && l.workflowId === workflowId);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(warned).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        sdkComponent: 'workflow',
+        pipeline: name,
+        onFailure: 'brokenHook',
+        failedStep: 'refuse',
+        error: 'pager down',
+        errorType: 'Error',
+      }),
+    ]);
   });
 
   it("a skipped scheduled run: run.skipped with job, reason and nominal time, and the workflow's own log line in the same sink", async () => {

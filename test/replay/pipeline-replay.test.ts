@@ -38,7 +38,7 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, dead letters, rate limit, concurrency key (and its liveness patches), local steps', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, dead letters, rate limit, concurrency key (and its liveness patches), local steps, a failing onFailure hook', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -56,6 +56,7 @@ describe('replay of recorded histories', () => {
         'job-watchdog.json',
         'job-watchdog-obeys-schedule.json',
         'local-steps.json',
+        'on-failure-once.json',
         'parallel.json',
         'rate-limited.json',
         'redrive-occurrence.json',
@@ -166,6 +167,25 @@ describe('replay of recorded histories', () => {
     expect(
       keeper.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
     ).toEqual(['recordDeadLetter', 'deadLetterRedriven']);
+  });
+
+  it('a failing onFailure hook is scheduled for one attempt behind a patch; runs recorded before keep three', async () => {
+    const hookOf = async (file: string) => {
+      const history = await readHistoryFile(path.join(dir, file));
+      const patches = history.events
+        .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
+        .filter((p) => p != null)
+        .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+      const hook = history.events
+        .map((e) => e.activityTaskScheduledEventAttributes)
+        .filter((a) => a?.activityId === 'onFailure');
+      return { patches, attempts: hook.map((a) => a!.retryPolicy?.maximumAttempts) };
+    };
+    expect(await hookOf('on-failure-once.json')).toEqual({
+      patches: expect.arrayContaining(['tflow-on-failure-once']),
+      attempts: [1],
+    });
+    expect(await hookOf('saga.json')).toEqual({ patches: [], attempts: [3] });
   });
 
   it('a run of a job near the end of its horizon renews it behind a patch, beside its steps', async () => {

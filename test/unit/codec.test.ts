@@ -103,13 +103,21 @@ describe('TFLOW_CODEC_KEYS', () => {
   });
 
   it.each([
-    ['nocolon', undefined, 'TFLOW_CODEC_KEYS: entry "nocolon..." is not <key id>:<base64 key>'],
+    [
+      'nocolon',
+      undefined,
+      'TFLOW_CODEC_KEYS: entry 1 of 1 (7 characters, not shown: it may hold a key) is not <key id>:<base64 key>',
+    ],
     [`a:${b1},a:${b2}`, 'a', 'TFLOW_CODEC_KEYS: key id "a" is given twice'],
     ['a:!!!', undefined, 'TFLOW_CODEC_KEYS: the key of "a" is not base64'],
     [`a:${randomBytes(24).toString('base64')}`, undefined, 'TFLOW_CODEC_KEYS: key "a" is 24 bytes'],
     [`a:${b1},b:${b2}`, undefined, 'TFLOW_CODEC_KEY_ID: 2 keys given in TFLOW_CODEC_KEYS'],
     [`a:${b1}`, 'z', 'TFLOW_CODEC_KEY_ID: the current key id "z" is not among the keys ("a")'],
-    [`a b:${b1}`, undefined, 'TFLOW_CODEC_KEYS: key id "a b" may only hold'],
+    [
+      `a:${b1}, a b:${b2}`,
+      undefined,
+      'TFLOW_CODEC_KEYS: entry 2 of 2: its key id (3 characters before ":", not shown: it may be a key) may only hold',
+    ],
   ])('rejects %s (key id %s)', (keys, id, message) => {
     const err = (() => {
       try {
@@ -120,5 +128,22 @@ describe('TFLOW_CODEC_KEYS', () => {
     })();
     expect(err).toBeInstanceOf(CodecKeyError);
     expect((err as Error).message).toContain(message);
+  });
+
+  it.each([
+    ['a key without its id', () => b2],
+    ['a key after a good entry, the colon left out', () => `a:${b1},${b2}`],
+    ['a key and its id swapped', () => `${b2}:2025-01`],
+  ])('never prints key material: %s', (_what, keys) => {
+    let message = '';
+    try {
+      parseCodecKeys(keys(), undefined);
+    } catch (e) {
+      expect(e).toBeInstanceOf(CodecKeyError);
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^TFLOW_CODEC_KEYS: entry \d of \d/);
+    // No 6 characters in a row of the key: the old message quoted its first 12.
+    for (let i = 0; i + 6 <= b2.length; i++) expect(message).not.toContain(b2.slice(i, i + 6));
   });
 });

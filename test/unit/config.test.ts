@@ -25,7 +25,7 @@ describe('readEnv', () => {
     });
   });
 
-  it('reads every variable, ignoring a metrics port that is not a port number', () => {
+  it('reads every variable', () => {
     const env = readEnv({
       TEMPORAL_ADDRESS: 'temporal:7233',
       TEMPORAL_NAMESPACE: 'prod',
@@ -40,8 +40,27 @@ describe('readEnv', () => {
       taskQueue: 'etl',
       metricsPort: 9464,
     });
-    expect(readEnv({ TFLOW_METRICS_PORT: 'http' }).metricsPort).toBeUndefined();
+    expect(readEnv({ TFLOW_METRICS_PORT: '0' }).metricsPort).toBe(0);
+    expect(readEnv({ TFLOW_METRICS_PORT: '' }).metricsPort).toBeUndefined();
   });
+
+  it.each(['http', '-1', '65536', '9464.5', '1e3', ' '])(
+    'refuses TFLOW_METRICS_PORT=%j with an error naming it and what it may be (it turned metrics off)',
+    (raw) => {
+      const err = (() => {
+        try {
+          readEnv({ TFLOW_METRICS_PORT: raw });
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(InvalidConfigError);
+      expect(err).toMatchObject({ field: 'TFLOW_METRICS_PORT' });
+      expect((err as Error).message).toBe(
+        `TFLOW_METRICS_PORT must be a port number, 0-65535 (0 picks a free one), or unset to serve no metrics; got "${raw}"`,
+      );
+    },
+  );
 });
 
 describe('readEnv: colors of tflow', () => {

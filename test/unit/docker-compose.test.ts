@@ -155,6 +155,9 @@ describe('docker-compose.yml', () => {
       expect(existsSync(path.join(root, src!)), src).toBe(true);
     expect(svc('worker').environment?.TFLOW_METRICS_PORT).toBe('9464');
     expect(svc('worker').ports).toContain('9464:9464');
+    // The published port reaches the worker only if it listens beyond its default 127.0.0.1.
+    expect(svc('worker').environment?.TFLOW_METRICS_HOST).toBe('0.0.0.0');
+    expect(dockerfile).toMatch(/^ENV TFLOW_METRICS_HOST=0\.0\.0\.0$/m);
   });
 
   it("the cluster dynamic config starts scheduled runs at the embedded server's rate", () => {

@@ -7,6 +7,7 @@ import { pipeline, toPipelineSpec } from '../../src/pipeline';
 import { nextRunIn } from '../../src/worker/job-metrics';
 import { jsonLine, JsonLinesLogger } from '../../src/worker/json-logger';
 import { WorkerMetrics } from '../../src/worker/metrics';
+import { serveMetrics } from '../../src/worker/metrics-server';
 import { progressDetails } from '../../src/workflows/current-details';
 
 const etl = pipeline('nightly-etl')
@@ -190,5 +191,40 @@ describe('job metrics', () => {
         now,
       ),
     ).toBe(seconds);
+  });
+});
+
+describe('the /metrics and /healthz server', () => {
+  const running = { getState: () => 'RUNNING' as const };
+
+  it('listens on 127.0.0.1 unless told otherwise (it listened on every address)', async () => {
+    const server = await serveMetrics({ metrics: new WorkerMetrics(), worker: running, port: 0 });
+    try {
+      expect(server.host).toBe('127.0.0.1');
+      expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('listens on every address when given 0.0.0.0, and is reached on loopback', async () => {
+    const server = await serveMetrics({
+      metrics: new WorkerMetrics(),
+      worker: running,
+      port: 0,
+      host: '0.0.0.0',
+    });
+    try {
+      expect(server.host).toBe('0.0.0.0');
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads TFLOW_METRICS_HOST, 127.0.0.1 when unset', () => {
+    expect(readEnv({}).metricsHost).toBe('127.0.0.1');
+    expect(readEnv({ TFLOW_METRICS_HOST: '0.0.0.0' }).metricsHost).toBe('0.0.0.0');
   });
 });

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { queuedDeadLettersQuery } from '../../src/client/dead-letters';
+import { queryLiteral } from '../../src/client/query-literal';
+
+describe('queryLiteral: a string literal of Temporal list filters', () => {
+  it.each([
+    ['plain', "'plain'"],
+    ["it's", "'it\\'s'"],
+    ['C:\\temp\\', "'C:\\\\temp\\\\'"],
+    ["x\\' OR ExecutionStatus = 1 #", "'x\\\\\\' OR ExecutionStatus = 1 #'"],
+  ])('%s -> %s', (value, literal) => {
+    expect(queryLiteral(value)).toBe(literal);
+  });
+});
+
+describe('queuedDeadLettersQuery', () => {
+  const base = "WorkflowType = 'deadLetterWorkflow' AND ExecutionStatus = 'Running'";
+  it('filters by pipeline with one escaped literal', () => {
+    expect(queuedDeadLettersQuery("bob's")).toBe(`${base} AND TflowPipeline = 'bob\\'s'`);
+  });
+  it('leaves a name with a backslash to the client-side filter (SQL visibility would double it)', () => {
+    expect(queuedDeadLettersQuery('C:\\etl')).toBe(base);
+    expect(queuedDeadLettersQuery()).toBe(base);
+  });
+});
