@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { readEnv } from '../src/config';
-import { PipelineScheduler } from '../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
 import { pipeline } from '../src/pipeline';
 import { createWorker, WORKFLOWS_PATH } from '../src/worker/create-worker';
 import { recordingSteps } from './burst-steps';

@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { PipelineClient } from '../src/client/pipeline-client';
+import { PipelineClient } from '../src/client/runs/pipeline-client';
 import { bullmqUnavailable, startBullmq, type BullmqSide } from './bullmq-side';
 import { noopSides } from './noop-sides';
 import { intArg, intListArg, reportRows, type SummaryRow } from './summary';

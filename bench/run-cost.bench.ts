@@ -16,7 +16,7 @@
  *   TEMPORAL_ADDRESS=127.0.0.1:7233 npx tsx bench/run-cost.bench.ts --runs 100 --rounds 3 --inflight 20
  */
 import v8 from 'node:v8';
-import { PipelineClient } from '../src/client/pipeline-client';
+import { PipelineClient } from '../src/client/runs/pipeline-client';
 import { noopSides, type NoopWorkers } from './noop-sides';
 import { ownThreadsCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
 import { intArg, reportRows, type SummaryRow } from './summary';

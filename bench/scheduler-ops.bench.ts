@@ -17,10 +17,10 @@ import { performance } from 'node:perf_hooks';
 import { Client, Connection, type ScheduleOptions } from '@temporalio/client';
 import { readEnv } from '../src/config';
 import { pipeline, toPipelineSpec } from '../src/pipeline';
-import { PipelineScheduler } from '../src/client/pipeline-scheduler';
-import { runStartOptions } from '../src/client/run-start';
-import { JOB_MEMO_KEY } from '../src/client/job-memo';
-import { ACTION_MEMO_KEY, encodeListedRecord, type JobRecord } from '../src/client/job-record';
+import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
+import { runStartOptions } from '../src/client/runs/run-start';
+import { SCHEDULE_MEMO_KEY } from '../src/client/jobs/store/schedule-memo';
+import { JOB_RECORD_MEMO_KEY, encodeListedRecord, type JobRecord } from '../src/client/jobs/store/job-record';
 import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
 import { JOB_SEARCH_ATTRIBUTE } from '../src/workflows/search-attributes';
 import { intArg as arg, intListArg, reportRows, type SummaryRow } from './summary';
@@ -175,13 +175,13 @@ async function main(): Promise<void> {
           workflowType: PIPELINE_WORKFLOW_TYPE,
           workflowId: id,
           taskQueue,
-          memo: { [ACTION_MEMO_KEY]: record },
+          memo: { [JOB_RECORD_MEMO_KEY]: record },
           ...runStartOptions(spec, ['eu'], { job: { jobId: id } }),
         },
         policies: { overlap: 'SKIP', pauseOnFailure: false },
         state: { paused: true },
         // The same schedule as temporal-flow creates, so that only our layer is measured.
-        memo: { [JOB_MEMO_KEY]: { v: 1, pipeline: spec.name } },
+        memo: { [SCHEDULE_MEMO_KEY]: { v: 1, pipeline: spec.name } },
         typedSearchAttributes: [{ key: JOB_SEARCH_ATTRIBUTE, value: encodeListedRecord(record)! }],
       } satisfies ScheduleOptions),
     describe: (id) => client.schedule.getHandle(id).describe(),

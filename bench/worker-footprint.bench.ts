@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { readEnv } from '../src/config';
-import { PipelineClient } from '../src/client/pipeline-client';
+import { PipelineClient } from '../src/client/runs/pipeline-client';
 import { pipeline } from '../src/pipeline';
 import { steps } from '../examples/steps';
 import { compileForNode } from './compile-for-node';

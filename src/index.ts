@@ -11,6 +11,8 @@
  * await scheduler.schedule(etl, { cron: '0 2 * * *', timezone: 'Europe/Paris', jobId: 'etl-nightly' });
  * ```
  */
+
+// --- Errors and the readers of durations, instants and rates
 export { TemporalFlowError, InvalidArgumentError, type InvalidArgumentErrorClass } from './errors';
 export {
   parseDuration,
@@ -20,8 +22,12 @@ export {
 } from './parse/duration';
 export { parseInstant } from './parse/instant';
 export { parseRate, type RateInput } from './parse/rate';
+
+// --- Environment and configuration
 export { readEnv, connectionOptions, payloadCodecFromEnv, InvalidConfigError } from './config';
 export type { TflowEnv, TemporalConnectionOptions } from './config';
+
+// --- Pipelines: the builder and its spec
 export {
   pipeline,
   Pipeline,
@@ -57,6 +63,8 @@ export type {
   WaitForOptions,
   WorkflowIdPlaceholder,
 } from './pipeline';
+
+// --- Triggers, policies, previews and dry runs (pure, no server)
 export {
   validateCron,
   validateTimezone,
@@ -94,24 +102,31 @@ export type {
   JobDryRun,
   TimeSpan,
 } from './schedule';
-export { dryRun, type DryRunJob } from './client/job-dry-run';
-export { PipelineClient, RunAlreadyExistsError } from './client/pipeline-client';
-export { RunSignalError } from './client/run-signal';
+
+// --- Runs: PipelineClient, run listings and descriptions, signals
+export { PipelineClient, RunAlreadyExistsError } from './client/runs';
+export { RunSignalError } from './client/runs';
 export type {
   PipelineClientOptions,
   PipelineRunHandle,
   StartPipelineOptions,
   RedriveOptions,
-} from './client/pipeline-client';
+} from './client/runs';
+export type { RunDescription, RunStep } from './client/runs';
+export { RUN_STATUSES } from './client/runs';
+export type { RunFilter } from './client/runs';
+export type { JobRun, JobRunStatus } from './client/runs';
+
+// --- Dead letters
 export { RedriveError, DeadLetterNotFoundError } from './client/dead-letters';
 export type { DeadLetter, ListDeadLettersOptions } from './client/dead-letters';
-export type { RunDescription, RunStep } from './client/run-describe';
-export { RUN_STATUSES } from './client/run-list';
-export type { RunFilter } from './client/run-list';
-export { PipelineScheduler } from './client/pipeline-scheduler';
-export { jobDstWarnings } from './client/job-describe';
-export { defineJobs } from './client/job-set';
-export { PLAN_ACTIONS } from './client/job-plan-types';
+
+// --- Jobs: PipelineScheduler, job listings, stats, dry runs and alerts
+export { dryRun, type DryRunJob } from './client/jobs';
+export { PipelineScheduler } from './client/jobs';
+export { jobDstWarnings } from './client/jobs';
+export { defineJobs } from './client/jobs';
+export { PLAN_ACTIONS } from './client/jobs';
 export type {
   JobDefinition,
   JobSetDefinition,
@@ -123,8 +138,8 @@ export type {
   JobPlan,
   BlockedReason,
   ApplyResult,
-} from './client/job-plan-types';
-export type { FieldChange } from './client/job-view';
+} from './client/jobs';
+export type { FieldChange } from './client/jobs';
 export {
   JobSetError,
   PlanStaleError,
@@ -132,8 +147,8 @@ export {
   ApplyFailedError,
   type StaleJob,
   type AppliedJob,
-} from './client/job-plan-errors';
-export type { JobAlerts, AlertTarget, WebhookTarget } from './client/job-alerts';
+} from './client/jobs';
+export type { JobAlerts, AlertTarget, WebhookTarget } from './client/jobs/store';
 export type { JobAlertEvent, AlertKind } from './workflows/alert-types';
 export type {
   PipelineSchedulerOptions,
@@ -142,7 +157,7 @@ export type {
   IntervalJobOptions,
   OneOffJobOptions,
   ModifyJobOptions,
-} from './client/pipeline-scheduler';
+} from './client/jobs';
 export type {
   JobSummary,
   JobDescription,
@@ -156,8 +171,11 @@ export type {
   JobStats,
   JobCounters,
   RecentRun,
-} from './client/job-types';
-export type { JobRun, JobRunStatus } from './client/run-types';
+} from './client/jobs';
+export { findJobDisagreements, repairJobDisagreement } from './client/jobs';
+export type { JobDisagreement, JobDisagreementKind, JobRepairOptions } from './client/jobs';
+
+// --- Connection and the errors of the client
 export {
   JobAlreadyExistsError,
   JobConflictError,
@@ -169,9 +187,9 @@ export {
   RunNotFoundError,
 } from './client/errors';
 export type { WriteError } from './client/errors';
-export { findJobDisagreements, repairJobDisagreement } from './client/job-repair';
-export type { JobDisagreement, JobDisagreementKind, JobRepairOptions } from './client/job-repair';
 export { connectToTemporal } from './client/connect';
+
+// --- Namespace setup and doctor
 export {
   setupNamespace,
   runDoctor,
@@ -190,9 +208,34 @@ export type {
   CheckId,
   CheckStatus,
 } from './setup';
+
+// --- Payload encryption
+export {
+  AesGcmPayloadCodec,
+  codecDataConverter,
+  staticKeyProvider,
+  parseCodecKeys,
+  serveCodec,
+  CodecKeyError,
+  CodecServerOptionsError,
+  PayloadDecryptionError,
+  ENCRYPTED_ENCODING,
+  KEY_ID_METADATA_KEY,
+  CODEC_KEY_BYTES,
+} from './codec';
+export type {
+  AesGcmCodecOptions,
+  CodecKeyProvider,
+  CodecRequest,
+  CodecServer,
+  CodecServerOptions,
+  PayloadDecryptionReason,
+} from './codec';
+
+// --- Wire names and shapes: workflow types, queries, memo keys and failure types persisted in histories (never change their values)
 export { PIPELINE_WORKFLOW_TYPE, PROGRESS_QUERY, CHAINED_FROM_MEMO } from './workflows/run-types';
-export { DEAD_LETTER_WORKFLOW_TYPE, deadLetterWorkflowId } from './workflows/dead-letter-defs';
-export type { DeadLetterEntry, DeadLetterResolution } from './workflows/dead-letter-defs';
+export { DEAD_LETTER_WORKFLOW_TYPE, deadLetterWorkflowId } from './workflows/dead-letters/dead-letter-defs';
+export type { DeadLetterEntry, DeadLetterResolution } from './workflows/dead-letters/dead-letter-defs';
 export {
   PIPELINE_FAILED,
   PIPELINE_INPUT_INVALID,
@@ -215,24 +258,3 @@ export type {
   ChildRunProgress,
   WaitingStep,
 } from './workflows/run-types';
-export {
-  AesGcmPayloadCodec,
-  codecDataConverter,
-  staticKeyProvider,
-  parseCodecKeys,
-  serveCodec,
-  CodecKeyError,
-  CodecServerOptionsError,
-  PayloadDecryptionError,
-  ENCRYPTED_ENCODING,
-  KEY_ID_METADATA_KEY,
-  CODEC_KEY_BYTES,
-} from './codec';
-export type {
-  AesGcmCodecOptions,
-  CodecKeyProvider,
-  CodecRequest,
-  CodecServer,
-  CodecServerOptions,
-  PayloadDecryptionReason,
-} from './codec';

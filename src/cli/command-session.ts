@@ -3,8 +3,8 @@ import { InvalidArgumentError as CommanderArgumentError, type Command } from 'co
 import { payloadCodecFromEnv, type TflowEnv } from '../config';
 import { InvalidArgumentError } from '../errors';
 import { codecDataConverter } from '../codec/data-converter';
-import { PipelineClient } from '../client/pipeline-client';
-import { PipelineScheduler } from '../client/pipeline-scheduler';
+import { PipelineClient } from '../client/runs/pipeline-client';
+import { PipelineScheduler } from '../client/jobs/pipeline-scheduler';
 import { parseDuration } from '../parse/duration';
 import { parseInstant } from '../parse/instant';
 import { withConnection, type ConnectionFlags } from './connection';

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { TflowEnv } from '../config';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { PipelineClient } from '../client/pipeline-client';
+import { PipelineClient } from '../client/runs/pipeline-client';
 import { RunNotFoundError } from '../client/errors';
-import { readDeadLetter } from '../client/dead-letters';
+import { readDeadLetter } from '../client/dead-letters/dead-letters';
 import { withConnectionFlags } from './connection';
 import {
   cliPipelineClient,

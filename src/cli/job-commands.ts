@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { TflowEnv } from '../config';
-import { jobDstWarnings } from '../client/job-describe';
-import type { PipelineScheduler } from '../client/pipeline-scheduler';
-import type { JobStats } from '../client/job-types';
+import { jobDstWarnings } from '../client/jobs/job-describe';
+import type { PipelineScheduler } from '../client/jobs/pipeline-scheduler';
+import type { JobStats } from '../client/jobs/job-types';
 import { withConnectionFlags } from './connection';
 import {
   cliScheduler,

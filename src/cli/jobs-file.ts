@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { InvalidArgumentError } from '../errors';
-import type { JobSet, JobSetDefinition } from '../client/job-plan-types';
-import { toJobSet } from '../client/job-set';
+import type { JobSet, JobSetDefinition } from '../client/jobs/job-plan-types';
+import { toJobSet } from '../client/jobs/job-set';
 
 /*
  * Reads a jobs file for `tflow plan` / `tflow apply`: a TypeScript or JavaScript module whose default

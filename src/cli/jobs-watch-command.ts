@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TflowEnv } from '../config';
 import { parseDuration } from '../parse/duration';
-import type { JobSummary } from '../client/job-types';
+import type { JobSummary } from '../client/jobs/job-types';
 import {
   cliScheduler,
   positiveInteger,

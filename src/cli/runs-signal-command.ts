@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { TflowEnv } from '../config';
-import { signalRun } from '../client/run-signal';
+import { signalRun } from '../client/runs/run-signal';
 import { withConnectionFlags } from './connection';
 import { runAndPrint, withExamples } from './command-session';
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { codecDataConverter } from '../codec/data-converter';
 import { connectionOptions, payloadCodecFromEnv, type TflowEnv } from '../config';
 import { runDoctor } from '../setup/doctor';
-import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
 import type { DoctorReport } from '../setup/doctor-types';
 import { formatRetention } from '../setup/retention';
 import { setupNamespace, type SetupReport } from '../setup/setup-namespace';

@@ -210,7 +210,7 @@ export function fromWireError(err: unknown, ctx: WireErrorContext = {}): Tempora
 /**
  * True for the server's refusal of an update whose conflict token is stale. The workflow-based scheduler
  * (Temporal Server 1.x default) does not refuse: it drops such an update silently and answers OK, which
- * is why every write is checked afterwards (see job-update.ts); the newer CHASM scheduler answers
+ * is why every write is checked afterwards (see send-update.ts); the newer CHASM scheduler answers
  * FAILED_PRECONDITION "mismatched conflict token".
  */
 export function isStaleConflictToken(err: unknown): boolean {

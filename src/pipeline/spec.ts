@@ -56,7 +56,7 @@ const activityFields = {
   compensateRetry: retrySpecSchema.optional(),
   /**
    * At most this many attempts start per second, across all workers: the step runs on a task queue of its
-   * own (see src/workflows/rate-limit.ts) whose pollers set Temporal's task-queue rate limit.
+   * own (see src/workflows/run/rate-limit.ts) whose pollers set Temporal's task-queue rate limit.
    */
   rateLimitPerSecond: z.number().positive('must be greater than zero').optional(),
 };

@@ -4,7 +4,7 @@ import type { ServerFire } from './dry-run-times';
 
 /*
  * The decisions of a dry run: a walk through the server's fires in order, with the server's overlap policy
- * deciding which fires start a run and when, and the job guards (src/workflows/job-guards.ts) deciding, at
+ * deciding which fires start a run and when, and the job guards (src/workflows/guards/job-guards.ts) deciding, at
  * each run's first workflow task, whether it runs its steps. The rules, each as the code that decides it:
  *
  * - A run's first workflow task is when it starts (its nominal time, or when the run before closed for a

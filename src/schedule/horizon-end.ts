@@ -5,7 +5,7 @@ import type { CompiledDst } from './dst-compile';
  * Where a job's horizon ends: the parts of its schedule compiled for a span of years (holiday sets and
  * weekday corrections for whole years, see holidays.ts; the DST policy for five years from the write, see
  * dst-compile.ts) hold until the first of them runs out. Its runs carry the instant and renew the job
- * before it (workflows/horizon-renewal.ts).
+ * before it (workflows/guards/horizon-renewal.ts).
  */
 
 /**

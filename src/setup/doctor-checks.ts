@@ -1,11 +1,11 @@
 import { Client, type Connection, type DataConverter } from '@temporalio/client';
 import { optionalTsToMs, tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { PipelineScheduler } from '../client/pipeline-scheduler';
+import { PipelineScheduler } from '../client/jobs/pipeline-scheduler';
 import { GrpcStatus, grpcStatusOf } from '../client/errors';
-import type { JobRun } from '../client/run-types';
-import { findJobDisagreements, repairJobDisagreement } from '../client/job-repair';
-import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
+import type { JobRun } from '../client/runs/run-types';
+import { findJobDisagreements, repairJobDisagreement } from '../client/jobs/job-repair';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
 import type { DoctorCheck } from './doctor-types';
 import { formatRetention, RECOMMENDED_RETENTION_MS } from './retention';
 import { readSearchAttributes } from './search-attributes';
@@ -195,7 +195,7 @@ export async function checkJobs(
 
 /**
  * Jobs whose two parts (schedule and watchdog) disagree, left so by a writer that died between its two
- * calls (see client/job-repair.ts); with `repair`, each is repaired with the writer's own idempotent call.
+ * calls (see client/jobs/job-repair.ts); with `repair`, each is repaired with the writer's own idempotent call.
  */
 export async function checkJobParts(
   connection: Connection,

@@ -18,5 +18,5 @@ export type { PipelineTestEnv, PipelineTestEnvOptions, TestRunOptions } from './
 export { ensureTestServer, projectTestServerPath, TEST_SERVER_BIN_VERSION } from './test-server';
 export { TestServerNotFoundError } from './errors';
 // The dry run is pure (no server): the main package exports it too; here beside the rest of the test kit.
-export { dryRun, type DryRunJob } from '../client/job-dry-run';
+export { dryRun, type DryRunJob } from '../client/jobs/job-dry-run';
 export type { DryRunOptions, DryRunOccurrence, JobDryRun } from '../schedule/dry-run-types';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { PipelineClient, type PipelineRunHandle } from '../client/pipeline-client';
+import { PipelineClient, type PipelineRunHandle } from '../client/runs/pipeline-client';
 import { readEnv } from '../config';
 import { InvalidArgumentError } from '../errors';
 import type { PipelineLike } from '../pipeline/builder';

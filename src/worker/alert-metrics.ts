@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { AlertDelivery } from '../activities/alert-activities';
+import type { AlertDelivery } from '../activities/alerts/alert-activities';
 
 /**
  * Prometheus metrics of the durable alerts, fed by the workers' `onAlertDelivery`:

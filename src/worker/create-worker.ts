@@ -10,7 +10,7 @@ import { codecDataConverter } from '../codec/data-converter';
 import { TemporalFlowError } from '../errors';
 import type { RunFinishedEvent, RunStartedEvent, TflowSinks } from '../workflows/sinks';
 import { schedulerActivities } from '../activities/scheduler-activities';
-import { createAlertActivities, type AlertDelivery } from '../activities/alert-activities';
+import { createAlertActivities, type AlertDelivery } from '../activities/alerts/alert-activities';
 import { attemptInterceptor } from './attempt-interceptor';
 import { occurrenceInterceptor } from './step-idempotency';
 import { logAlertSent, logEvent, logRunFinished, runEventFields, TFLOW_EVENTS } from './run-events';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { JobDescription, JobFilter } from '../client/job-types';
+import type { JobDescription, JobFilter } from '../client/jobs/job-types';
 
 /** What the job metrics read jobs from: a {@link PipelineScheduler}. */
 export interface JobLister {

@@ -2,7 +2,7 @@ import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { InvalidArgumentError } from '../errors';
 import { toPipelineSpec, type PipelineLike } from '../pipeline/builder';
 import { activityNodesOf } from '../pipeline/spec';
-import { rateLimitedTaskQueue } from '../workflows/rate-limit';
+import { rateLimitedTaskQueue } from '../workflows/run/rate-limit';
 
 /**
  * The rate-limited activities of these pipelines, with their rate per second. One queue per activity

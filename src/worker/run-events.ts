@@ -1,5 +1,5 @@
 import { Runtime } from '@temporalio/worker';
-import type { AlertSentFields } from '../activities/alert-activities';
+import type { AlertSentFields } from '../activities/alerts/alert-activities';
 import type { RunEventBase, RunFinishedEvent } from '../workflows/sinks';
 
 /*

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { defaultPayloadConverter, type Headers } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { TemporalFlowError } from '../errors';
-import { OCCURRENCE_HEADER, STEP_PATH_HEADER } from '../workflows/occurrence';
+import { OCCURRENCE_HEADER, STEP_PATH_HEADER } from '../workflows/idempotency/occurrence';
 
 /** `stepIdempotencyKey()` was called outside a step (an activity being executed by a worker). */
 export class NotInStepError extends TemporalFlowError {

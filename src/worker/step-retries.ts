@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { RUN_HEADER, type RunHeader } from '../workflows/run-header';
+import { RUN_HEADER, type RunHeader } from '../workflows/idempotency/run-header';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { schedulerActivities } from '../activities/scheduler-activities';
 import { logEvent, TFLOW_EVENTS } from './run-events';

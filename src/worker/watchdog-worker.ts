@@ -1,9 +1,13 @@
 import type { PayloadCodec } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import { createAlertActivities, type AlertDelivery, type AlertHandler } from '../activities/alert-activities';
+import {
+  createAlertActivities,
+  type AlertDelivery,
+  type AlertHandler,
+} from '../activities/alerts/alert-activities';
 import { codecDataConverter } from '../codec/data-converter';
 import { logAlertSent } from './run-events';
-import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
 import { prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundle';
 
 export interface CreateWatchdogWorkerOptions {

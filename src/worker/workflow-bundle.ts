@@ -30,7 +30,7 @@ const INTERCEPTOR_FILE = 'idempotency-interceptor';
  * `workflowInterceptorModules` when you build a bundle yourself.
  */
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
-  path.resolve(__dirname, '../workflows', `${INTERCEPTOR_FILE}${FROM_SOURCE ? '.ts' : '.js'}`),
+  path.resolve(__dirname, '../workflows/idempotency', `${INTERCEPTOR_FILE}${FROM_SOURCE ? '.ts' : '.js'}`),
 ];
 
 /**

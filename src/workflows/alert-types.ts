@@ -52,11 +52,11 @@ export interface RunAlerts {
   /** Raised when the run's first step starts later than `lateAfterMs` after its nominal time. */
   onLate?: CompiledAlertTarget;
   lateAfterMs?: number;
-  /** The job has a watchdog: a run that completes tells it (see job-watchdog-defs.ts). */
+  /** The job has a watchdog: a run that completes tells it (see watchdog-defs.ts). */
   watchdog?: boolean;
 }
 
-/** The alert delivery activity (activities/alert-activities.ts; persisted name: never rename). */
+/** The alert delivery activity (activities/alerts/alert-activities.ts; persisted name: never rename). */
 export interface AlertDeliveryActivities {
   /** Delivers one alert to its target. */
   tflowDeliverAlert: (target: CompiledAlertTarget, event: JobAlertEvent) => Promise<void>;

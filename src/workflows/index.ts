@@ -1,10 +1,10 @@
 // Entry point bundled by the worker: export workflow functions only (and types).
 // `pipelineWorkflow` is the interpreter wrapped with the job guards (misfire, maxInstances, onError).
 export { pipelineWorkflow } from './pipeline-workflow';
-export { progressQuery } from './interpreter';
-export { jobSemaphoreWorkflow } from './job-semaphore-workflow';
-export { jobWatchdogWorkflow } from './job-watchdog-workflow';
-export { deadLetterWorkflow } from './dead-letter-workflow';
+export { progressQuery } from './run/interpreter';
+export { jobSemaphoreWorkflow } from './semaphore/semaphore-workflow';
+export { jobWatchdogWorkflow } from './alerts/watchdog-workflow';
+export { deadLetterWorkflow } from './dead-letters/dead-letter-workflow';
 export type {
   JobErrorEvent,
   PipelineFailureDetails,

@@ -1,8 +1,8 @@
-import { interpretPipeline } from './interpreter';
-import { runWithJobGuards } from './job-guards';
-import { reportRunStarted } from './run-finished';
-import { withDeadLetter } from './dead-letter-record';
-import { withConcurrencySlot } from './concurrency-guard';
+import { interpretPipeline } from './run/interpreter';
+import { runWithJobGuards } from './guards/job-guards';
+import { reportRunStarted } from './run/run-finished';
+import { withDeadLetter } from './dead-letters/dead-letter-record';
+import { withConcurrencySlot } from './guards/concurrency-guard';
 import type { PipelineRunInput, PipelineRunResult } from './run-types';
 
 /**

@@ -70,7 +70,7 @@ export const STANDS_FOR_MEMO = 'tflowStandsFor';
 
 /**
  * Memo key of a late scheduled run of a buffering job (overlap BUFFER_ALL or BUFFER_ONE) that was judged
- * against its misfire grace by a lookup (see src/workflows/judged-at.ts): the instant it was judged at,
+ * against its misfire grace by a lookup (see src/workflows/guards/judged-at.ts): the instant it was judged at,
  * ISO 8601. The next buffered run reads it. Persisted in visibility: never rename.
  */
 export const JUDGED_AT_MEMO = 'tflowJudgedAt';

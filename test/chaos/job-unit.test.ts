@@ -23,15 +23,15 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError, ServerUnreachableError } from '../../src/client/errors';
-import { findJobDisagreements, repairJobDisagreement } from '../../src/client/job-repair';
+import { findJobDisagreements, repairJobDisagreement } from '../../src/client/jobs/job-repair';
 import { readEnv } from '../../src/config';
 import { DevServer } from '../../src/devserver/dev-server';
 import { pipeline } from '../../src/pipeline';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import type { JobAlertEvent } from '../../src/workflows/alert-types';
-import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/job-watchdog-defs';
+import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import type { DoctorReport } from '../../src/setup/doctor-types';
 import { runTflow } from '../helpers/plain-server';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';

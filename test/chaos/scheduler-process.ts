@@ -14,7 +14,7 @@
 import { createInterface } from 'node:readline';
 import { InterceptingCall, status as GrpcStatus, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { pipeline } from '../../src/pipeline';
 
 /** What the test asks the process to do. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Worker } from '@temporalio/worker';
-import { PipelineClient } from '../../src/client/pipeline-client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { ScheduledJob } from '../../src/client/job-types';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import type { ScheduledJob } from '../../src/client/jobs/job-types';
 import { pipeline } from '../../src/pipeline';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 import { postgresRunning, startPostgres, stopPostgres } from './harness/postgres';

@@ -6,7 +6,7 @@ import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AesGcmPayloadCodec, codecDataConverter } from '../../src/codec';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /* `tflow codec-server` and `tflow jobs` with TFLOW_CODEC_KEYS, run as a user would: a child process. */

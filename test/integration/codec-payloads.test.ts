@@ -7,8 +7,8 @@ import { temporal } from '@temporalio/proto';
 import { AesGcmPayloadCodec, codecDataConverter, PayloadDecryptionError, serveCodec } from '../../src/codec';
 import { readEnv } from '../../src/config';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient } from '../../src/client/pipeline-client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*

@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient, type PipelineRunHandle } from '../../src/client/pipeline-client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineClient, type PipelineRunHandle } from '../../src/client/runs/pipeline-client';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import {
   concurrencySemaphoreId,
   holdersQuery,
   semaphoreWorkflowId,
   waitingQuery,
-} from '../../src/workflows/job-semaphore-defs';
+} from '../../src/workflows/semaphore/semaphore-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 import { ClientProcesses } from '../helpers/client-processes';
 import { MAX_CONCURRENT, keyedRace } from '../fixtures/concurrency-key-pipeline';
 
 /*
- * The semaphore of concurrency keys and of `maxInstances` (job-semaphore-workflow.ts) under races and
+ * The semaphore of concurrency keys and of `maxInstances` (semaphore-workflow.ts) under races and
  * faults: many runs of one key asking at the same moment from several client processes, a holder that
  * dies while others keep asking, a semaphore that is lost while runs wait in its line, and a job's runs
  * asking while others release.

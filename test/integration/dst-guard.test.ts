@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { toPipelineSpec } from '../../src/pipeline/builder';
-import { runStartOptions } from '../../src/client/run-start';
+import { runStartOptions } from '../../src/client/runs/run-start';
 import { MONTH_NAMES } from '../../src/schedule/cron-fields';
 import { PIPELINE_WORKFLOW_TYPE, type PipelineRunResult } from '../../src/workflows/run-types';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobNotFoundError } from '../../src/client/errors';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { TemporalFlowError } from '../../src/errors';
 import { pipeline } from '../../src/pipeline/builder';
 import { anyValue, fuzzParams, mutated, mutatedObject } from '../helpers/fuzz';

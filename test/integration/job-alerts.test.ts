@@ -5,12 +5,12 @@ import { inject } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Worker } from '@temporalio/worker';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { createWorker } from '../../src/worker/create-worker';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
 import type { JobAlertEvent } from '../../src/workflows/alert-types';
-import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/job-watchdog-defs';
+import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*

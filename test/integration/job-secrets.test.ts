@@ -8,13 +8,13 @@ import { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import { AesGcmPayloadCodec, codecDataConverter } from '../../src/codec';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { JobAlerts } from '../../src/client/job-alerts';
-import { MAX_RECORD_BYTES } from '../../src/client/job-record';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import type { JobAlerts } from '../../src/client/jobs/store/job-alerts';
+import { MAX_RECORD_BYTES } from '../../src/client/jobs/store/job-record';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { JOB_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
-import { deadLetterWorkflowId } from '../../src/workflows/dead-letter-defs';
-import { watchdogWorkflowId } from '../../src/workflows/job-watchdog-defs';
+import { deadLetterWorkflowId } from '../../src/workflows/dead-letters/dead-letter-defs';
+import { watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*

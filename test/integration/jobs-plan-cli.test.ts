@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { tflow } from '../helpers/cli';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { describeScheduleIfAny } from '../../src/client/describe-schedule';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { pipeline } from '../../src/pipeline';

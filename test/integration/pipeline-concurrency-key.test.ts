@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient, type PipelineRunHandle } from '../../src/client/pipeline-client';
+import { PipelineClient, type PipelineRunHandle } from '../../src/client/runs/pipeline-client';
 import { InvalidArgumentError } from '../../src/errors';
-import { concurrencySemaphoreId, waitingQuery } from '../../src/workflows/job-semaphore-defs';
+import { concurrencySemaphoreId, waitingQuery } from '../../src/workflows/semaphore/semaphore-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient } from '../../src/client/pipeline-client';
-import { DeadLetterNotFoundError, RedriveError } from '../../src/client/dead-letters';
-import { deadLetterWorkflowId, type DeadLetterResolution } from '../../src/workflows/dead-letter-defs';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
+import { DeadLetterNotFoundError, RedriveError } from '../../src/client/dead-letters/dead-letters';
+import {
+  deadLetterWorkflowId,
+  type DeadLetterResolution,
+} from '../../src/workflows/dead-letters/dead-letter-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApplicationFailure, Client, WorkflowFailedError } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { connectTest, type TestContext } from '../helpers/temporal';
 
 let broken = false;

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } fro
 import { buildProgram } from '../../src/cli/main';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient, RunAlreadyExistsError } from '../../src/client/pipeline-client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import { RunSignalError } from '../../src/client/run-signal';
+import { PipelineClient, RunAlreadyExistsError } from '../../src/client/runs/pipeline-client';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import { RunSignalError } from '../../src/client/runs/run-signal';
 import { CHAINED_FROM_MEMO, type PipelineFailureDetails } from '../../src/workflows/run-types';
 import { PIPELINE_FAILED, WAIT_TIMED_OUT } from '../../src/workflows/failure-types';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { stepIdempotencyKey } from '../../src/worker/step-idempotency';
 import type { PipelineFailureDetails } from '../../src/workflows/run-types';
 import { connectTest, type TestContext } from '../helpers/temporal';

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient } from '../../src/client/pipeline-client';
-import { RedriveError } from '../../src/client/dead-letters';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
+import { RedriveError } from '../../src/client/dead-letters/dead-letters';
 import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import type { DstWarning } from '../../src/schedule/dst';
 import { previewTrigger } from '../../src/schedule/preview';
 import type { Trigger } from '../../src/schedule/trigger-types';

@@ -3,10 +3,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { RunNotFoundError } from '../../src/client/errors';
-import type { DeadLetter } from '../../src/client/dead-letters';
-import type { RunDescription } from '../../src/client/run-describe';
+import type { DeadLetter } from '../../src/client/dead-letters/dead-letters';
+import type { RunDescription } from '../../src/client/runs/run-describe';
 import { tflow } from '../helpers/cli';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 

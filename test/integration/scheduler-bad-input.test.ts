@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleNotFoundError } from '@temporalio/client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobAlreadyExistsError } from '../../src/client/errors';
 import { InvalidArgumentError, TemporalFlowError } from '../../src/errors';
 import { pipeline, PipelineSpecError, UnknownStepError } from '../../src/pipeline';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tflow as run } from '../helpers/cli';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 

@@ -9,11 +9,11 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobConflictError, JobNotFoundError } from '../../src/client/errors';
-import { EDIT_ATTEMPTS, updateJob } from '../../src/client/job-update';
-import { finishedUpdate } from '../../src/client/job-write';
-import type { ScheduledJobDescription } from '../../src/client/job-types';
+import { EDIT_ATTEMPTS, updateJob } from '../../src/client/jobs/store/send-update';
+import { finishedUpdate } from '../../src/client/jobs/store/build-updates';
+import type { ScheduledJobDescription } from '../../src/client/jobs/job-types';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
 import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { connectTest, type TestContext } from '../helpers/temporal';

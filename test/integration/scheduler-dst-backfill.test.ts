@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { ScheduledJobDescription } from '../../src/client/job-types';
-import { WRITES_MEMO_KEY } from '../../src/client/job-update';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import type { ScheduledJobDescription } from '../../src/client/jobs/job-types';
+import { WRITES_MEMO_KEY } from '../../src/client/jobs/store/send-update';
 import type { DstPolicy } from '../../src/schedule/dst-policy';
 import { SCHEDULED_START_TIME_ATTRIBUTE } from '../../src/workflows/search-attributes';
 import type { PipelineRunInput, PipelineRunResult } from '../../src/workflows/run-types';

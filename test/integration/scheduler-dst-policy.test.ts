@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { ScheduledJobDescription } from '../../src/client/job-types';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import type { ScheduledJobDescription } from '../../src/client/jobs/job-types';
 import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { connectTest, type TestContext } from '../helpers/temporal';
 

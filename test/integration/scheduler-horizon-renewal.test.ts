@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { ScheduledJobDescription } from '../../src/client/job-types';
-import { renewJobHorizon } from '../../src/client/job-renewal';
-import { updateJob, WRITES_MEMO_KEY } from '../../src/client/job-update';
-import { modifyUpdate } from '../../src/client/job-write';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import type { ScheduledJobDescription } from '../../src/client/jobs/job-types';
+import { renewJobHorizon } from '../../src/client/jobs/store/job-renewal';
+import { updateJob, WRITES_MEMO_KEY } from '../../src/client/jobs/store/send-update';
+import { modifyUpdate } from '../../src/client/jobs/store/build-updates';
 import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { ForeignScheduleError, JobNotFoundError } from '../../src/client/errors';
-import { jobDstWarnings } from '../../src/client/job-describe';
-import type { ForeignJob, ScheduledJobDescription } from '../../src/client/job-types';
+import { jobDstWarnings } from '../../src/client/jobs/job-describe';
+import type { ForeignJob, ScheduledJobDescription } from '../../src/client/jobs/job-types';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 const steps = {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
 import { InvalidTriggerError } from '../../src/schedule/errors';
 import { RunAtInPastError } from '../../src/schedule/one-off-due';

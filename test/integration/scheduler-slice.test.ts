@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { JobAlreadyExistsError, JobNotFoundError } from '../../src/client/errors';
 import { InvalidTriggerError } from '../../src/schedule/errors';
 import { UnknownStepError } from '../../src/pipeline/errors';

@@ -4,8 +4,8 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pipeline } from '../../src/pipeline/builder';
-import { PipelineClient } from '../../src/client/pipeline-client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { SetupRequiredError } from '../../src/client/errors';
 import { SearchAttributeTypeError } from '../../src/setup/errors';
 import { setupNamespace } from '../../src/setup/setup-namespace';

@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { readEnv } from '../../src/config';
 import { DevServer } from '../../src/devserver';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { createWorker } from '../../src/worker/create-worker';
 import { APT_TIMEOUT_MS, ensureChromium } from '../helpers/chromium';

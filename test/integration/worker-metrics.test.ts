@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
-import { PipelineClient } from '../../src/client/pipeline-client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { serveMetrics, type MetricsServer } from '../../src/worker/metrics-server';
 import { WorkerMetrics } from '../../src/worker/metrics';
 import type { Worker } from '@temporalio/worker';

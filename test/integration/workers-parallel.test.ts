@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { connectTest, type TestContext } from '../helpers/temporal';
 import { WorkerProcesses } from '../helpers/worker-processes';

@@ -6,10 +6,10 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { readHistoryFile } from './history-file';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { OCCURRENCE_HEADER } from '../../src/workflows/occurrence';
+import { OCCURRENCE_HEADER } from '../../src/workflows/idempotency/occurrence';
 import { temporal } from '@temporalio/proto';
-import { RUN_HEADER } from '../../src/workflows/run-header';
-import { SEMAPHORE_LIVENESS_PATCH, SLOT_REASK_PATCH } from '../../src/workflows/job-semaphore-defs';
+import { RUN_HEADER } from '../../src/workflows/idempotency/run-header';
+import { SEMAPHORE_LIVENESS_PATCH, SLOT_REASK_PATCH } from '../../src/workflows/semaphore/semaphore-defs';
 
 /*
  * Replays histories recorded by an earlier interpreter (see record.ts) against today's bundled

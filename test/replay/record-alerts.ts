@@ -1,6 +1,6 @@
 /*
- * Records the histories of the durable alerts (see src/workflows/run-alerts.ts and
- * job-watchdog-workflow.ts):
+ * Records the histories of the durable alerts (see src/workflows/alerts/run-alerts.ts and
+ * watchdog-workflow.ts):
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-alerts.ts
  *
@@ -13,10 +13,10 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { pipeline } from '../../src/pipeline';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
-import { watchdogWorkflowId, watchdogStateQuery } from '../../src/workflows/job-watchdog-defs';
+import { watchdogWorkflowId, watchdogStateQuery } from '../../src/workflows/alerts/watchdog-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
 import { steps } from './record';

@@ -1,6 +1,6 @@
 /*
  * Records the histories of late runs of a job that does not coalesce (overlap BUFFER_ALL; see
- * src/workflows/judged-at.ts): the first run waited for a worker while Temporal buffered the later
+ * src/workflows/guards/judged-at.ts): the first run waited for a worker while Temporal buffered the later
  * occurrences, then each buffered run was judged when it could have started.
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-buffered.ts
@@ -14,8 +14,8 @@
  */
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { JobRun } from '../../src/client/run-types';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import type { JobRun } from '../../src/client/runs/run-types';
 import { pipeline } from '../../src/pipeline';
 import { FIRST_TASK_MEMO } from '../../src/workflows/run-types';
 import { waitFor } from '../helpers/wait-for';

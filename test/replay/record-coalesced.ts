@@ -1,5 +1,5 @@
 /*
- * Records the history of a late run of a coalescing job (see src/workflows/coalesce.ts): the run waited
+ * Records the history of a late run of a coalescing job (see src/workflows/guards/coalesce.ts): the run waited
  * for a worker while Temporal skipped later occurrences, then stood for the latest of them.
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-coalesced.ts
@@ -11,7 +11,7 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { pipeline } from '../../src/pipeline';
 import type { PipelineRunResult } from '../../src/workflows/run-types';
 import { waitFor } from '../helpers/wait-for';

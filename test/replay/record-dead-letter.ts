@@ -13,9 +13,9 @@
  */
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
-import { deadLetterWorkflowId } from '../../src/workflows/dead-letter-defs';
+import { deadLetterWorkflowId } from '../../src/workflows/dead-letters/dead-letter-defs';
 import { writeHistoryFile } from './history-file';
 import { runScript, withRecordingWorker } from './recording-env';
 import { waitFor } from '../helpers/wait-for';

@@ -1,5 +1,5 @@
 /*
- * Records the history of a scheduled run that the DST run guard skips (src/workflows/job-guards.ts,
+ * Records the history of a scheduled run that the DST run guard skips (src/workflows/guards/job-guards.ts,
  * patch `tflow-dst-guard`):
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-dst.ts   (or TEMPORAL_ADDRESS=...)
@@ -11,7 +11,7 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { runStartOptions } from '../../src/client/run-start';
+import { runStartOptions } from '../../src/client/runs/run-start';
 import { pipeline } from '../../src/pipeline';
 import { toPipelineSpec } from '../../src/pipeline/builder';
 import { compileTrigger } from '../../src/schedule/compile-trigger';

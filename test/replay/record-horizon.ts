@@ -1,5 +1,5 @@
 /*
- * Records the history of a scheduled run that renews its job's horizon (src/workflows/job-guards.ts,
+ * Records the history of a scheduled run that renews its job's horizon (src/workflows/guards/job-guards.ts,
  * patch `tflow-horizon-renewal`):
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-horizon.ts   (or TEMPORAL_ADDRESS=...)
@@ -11,9 +11,9 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import { updateJob } from '../../src/client/job-update';
-import { modifyUpdate } from '../../src/client/job-write';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import { updateJob } from '../../src/client/jobs/store/send-update';
+import { modifyUpdate } from '../../src/client/jobs/store/build-updates';
 import { pipeline } from '../../src/pipeline';
 import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { waitFor } from '../helpers/wait-for';

@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { writeHistoryFile } from './history-file';
 import { runScript, withRecordingWorker } from './recording-env';

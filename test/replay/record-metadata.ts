@@ -1,7 +1,7 @@
 /*
  * Records a run with Temporal's user metadata: the static summary and details set at start
- * (src/client/run-metadata.ts), a summary on each step's activity and the run header (pipeline, job,
- * nominal time) beside the occurrence header (src/workflows/idempotency-interceptor.ts):
+ * (src/client/runs/run-metadata.ts), a summary on each step's activity and the run header (pipeline, job,
+ * nominal time) beside the occurrence header (src/workflows/idempotency/idempotency-interceptor.ts):
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-metadata.ts
  *
@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { writeHistoryFile } from './history-file';
 import { runScript, withRecordingWorker } from './recording-env';

@@ -1,5 +1,5 @@
 /*
- * Records a run whose `onFailure` hook fails (src/workflows/interpreter.ts, runFailureHook):
+ * Records a run whose `onFailure` hook fails (src/workflows/run/interpreter.ts, runFailureHook):
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-on-failure.ts
  *
@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { writeHistoryFile } from './history-file';
 import { runScript, withRecordingWorker } from './recording-env';

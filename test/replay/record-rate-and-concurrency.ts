@@ -12,9 +12,9 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
-import { concurrencySemaphoreId } from '../../src/workflows/job-semaphore-defs';
+import { concurrencySemaphoreId } from '../../src/workflows/semaphore/semaphore-defs';
 import { writeHistoryFile } from './history-file';
 import { runScript, withRecordingWorker } from './recording-env';
 

@@ -1,5 +1,5 @@
 /*
- * Records a redriven run, whose steps carry the occurrence header (src/workflows/occurrence.ts) that
+ * Records a redriven run, whose steps carry the occurrence header (src/workflows/idempotency/occurrence.ts) that
  * `stepIdempotencyKey()` reads, and whose input names the occurrence of the run it redrives:
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-redrive.ts
@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { writeHistoryFile } from './history-file';
 import { runScript, withRecordingWorker } from './recording-env';

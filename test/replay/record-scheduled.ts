@@ -1,6 +1,6 @@
 /*
  * Records the histories of scheduled runs, which go through the job guards (see
- * src/workflows/job-guards.ts), and of the per-job semaphore workflow:
+ * src/workflows/guards/job-guards.ts), and of the per-job semaphore workflow:
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-scheduled.ts
  *
@@ -12,9 +12,9 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { pipeline } from '../../src/pipeline';
-import { semaphoreWorkflowId, holdersQuery } from '../../src/workflows/job-semaphore-defs';
+import { semaphoreWorkflowId, holdersQuery } from '../../src/workflows/semaphore/semaphore-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
 import { steps } from './record';

@@ -1,6 +1,6 @@
 /*
  * Records a concurrency key's semaphore and a queued run behind the liveness patches
- * (SEMAPHORE_LIVENESS_PATCH, SLOT_REASK_PATCH in src/workflows/job-semaphore-defs.ts); takes about 70 s:
+ * (SEMAPHORE_LIVENESS_PATCH, SLOT_REASK_PATCH in src/workflows/semaphore/semaphore-defs.ts); takes about 70 s:
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-semaphore-liveness.ts
  *
@@ -14,9 +14,9 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
-import { concurrencySemaphoreId, waitingQuery } from '../../src/workflows/job-semaphore-defs';
+import { concurrencySemaphoreId, waitingQuery } from '../../src/workflows/semaphore/semaphore-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
 import { runScript, withRecordingWorker } from './recording-env';

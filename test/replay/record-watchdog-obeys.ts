@@ -1,6 +1,6 @@
 /*
  * Records the history of a watchdog that obeys its job's schedule (WATCHDOG_OBEYS_SCHEDULE_PATCH in
- * src/workflows/job-watchdog-defs.ts):
+ * src/workflows/alerts/watchdog-defs.ts):
  *
  *   TEMPORAL_CLI=/path/to/temporal npx tsx test/replay/record-watchdog-obeys.ts
  *
@@ -12,12 +12,12 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import { updateJob } from '../../src/client/job-update';
-import { modifyUpdate } from '../../src/client/job-write';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import { updateJob } from '../../src/client/jobs/store/send-update';
+import { modifyUpdate } from '../../src/client/jobs/store/build-updates';
 import { pipeline } from '../../src/pipeline';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
-import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/job-watchdog-defs';
+import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
 import { steps } from './record';

@@ -8,7 +8,7 @@ import {
   ALERT_WEBHOOK_UNREACHABLE,
   createAlertActivities,
   type AlertDelivery,
-} from '../../src/activities/alert-activities';
+} from '../../src/activities/alerts/alert-activities';
 import type { CompiledAlertTarget, JobAlertEvent } from '../../src/workflows/alert-types';
 
 /*

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dryRun } from '../../src/client/job-dry-run';
+import { dryRun } from '../../src/client/jobs/job-dry-run';
 import { renderDryRun } from '../../src/cli/jobs-dry-run-command';
 import type { RenderContext } from '../../src/cli/render/render-context';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ScheduledJobDescription } from '../../src/client/job-types';
-import type { JobRun } from '../../src/client/run-types';
-import type { RunDescription } from '../../src/client/run-describe';
-import type { DeadLetter } from '../../src/client/dead-letters';
+import type { ScheduledJobDescription } from '../../src/client/jobs/job-types';
+import type { JobRun } from '../../src/client/runs/run-types';
+import type { RunDescription } from '../../src/client/runs/run-describe';
+import type { DeadLetter } from '../../src/client/dead-letters/dead-letters';
 import { renderDeadLetters } from '../../src/cli/render/dead-letter-render';
 import { renderJobCard, renderJobList } from '../../src/cli/render/job-render';
 import { renderWatchFrame } from '../../src/cli/jobs-watch-command';
@@ -10,7 +10,7 @@ import type { RenderContext } from '../../src/cli/render/render-context';
 import { renderRunCard, renderRunList } from '../../src/cli/render/run-render';
 import { visibleWidth } from '../../src/cli/render/table';
 import { relativeTime, whenInWords } from '../../src/cli/render/time-words';
-import { jobDstWarnings } from '../../src/client/job-describe';
+import { jobDstWarnings } from '../../src/client/jobs/job-describe';
 
 /*
  * What `tflow` prints, rendered for a fake terminal: `isTTY` picks tables and cards, `color` ANSI colors,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, TemporalFlowError } from '../../src/errors';
-import { checkArgs, checkJobFields, splitOptions } from '../../src/client/job-options';
+import { checkArgs, checkJobFields, splitOptions } from '../../src/client/jobs/store/job-options';
 import { pipeline } from '../../src/pipeline/builder';
 import { parseDuration } from '../../src/parse/duration';
 import { PipelineSpecError, UnknownStepError } from '../../src/pipeline/errors';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { asGiven, checkArgs, checkJobFields, splitOptions } from '../../src/client/job-options';
+import { asGiven, checkArgs, checkJobFields, splitOptions } from '../../src/client/jobs/store/job-options';
 import { compileTrigger } from '../../src/schedule/compile-trigger';
 import { parseCron } from '../../src/schedule/cron';
 import { InvalidPolicyError, InvalidTriggerError } from '../../src/schedule/errors';

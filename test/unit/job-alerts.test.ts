@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors';
-import { compileAlerts, compileAlertTarget } from '../../src/client/job-alerts';
-import { splitChanges } from '../../src/client/job-options';
-import { withAlertChanges } from '../../src/client/job-write';
+import { compileAlerts, compileAlertTarget } from '../../src/client/jobs/store/job-alerts';
+import { splitChanges } from '../../src/client/jobs/store/job-options';
+import { withAlertChanges } from '../../src/client/jobs/store/build-updates';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
 
 describe('compileAlerts', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dryRun, type DryRunJob } from '../../src/client/job-dry-run';
+import { dryRun, type DryRunJob } from '../../src/client/jobs/job-dry-run';
 import type { DryRunOccurrence } from '../../src/schedule/dry-run-types';
 import { fuzzParams } from '../helpers/fuzz';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dryRun, type DryRunJob } from '../../src/client/job-dry-run';
+import { dryRun, type DryRunJob } from '../../src/client/jobs/job-dry-run';
 import type { DryRunOccurrence, DryRunOptions } from '../../src/schedule/dry-run-types';
 import { InvalidWindowError } from '../../src/schedule/errors';
 

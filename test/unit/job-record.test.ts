@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ScheduleSummary } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { jobFromSummary } from '../../src/client/job-describe';
+import { jobFromSummary } from '../../src/client/jobs/job-describe';
 import {
   decodeJobRecord,
   encodeListedRecord,
   MAX_RECORD_BYTES,
   type JobRecord,
-} from '../../src/client/job-record';
+} from '../../src/client/jobs/store/job-record';
 import { JOB_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
 
 const record = (note: string): JobRecord => ({

@@ -11,7 +11,7 @@ import {
 import { InvalidArgumentError } from '../../src/errors';
 import { checkWorkflowIdTemplate, renderWorkflowId } from '../../src/pipeline/workflow-id';
 import { parseSignalPayload } from '../../src/cli/runs-signal-command';
-import { checkJobFields, runIdPrefix } from '../../src/client/job-options';
+import { checkJobFields, workflowIdPrefix } from '../../src/client/jobs/store/job-options';
 
 const steps = {
   extract: async () => [1, 2],
@@ -160,8 +160,10 @@ describe("a job's workflowId template", () => {
       'workflowId: "{pipeline}" has no {job}: two jobs with it would give their runs at the same time the same workflow id, and Temporal would refuse one; add {job}, e.g. "{pipeline}-{job}"',
     );
     expect(check('{run}')).toThrow(InvalidArgumentError);
-    expect(runIdPrefix('etl-nightly', 'etl', 'nightly/{pipeline}/{job}')).toBe('nightly/etl/etl-nightly');
-    expect(runIdPrefix('etl-nightly', 'etl', undefined)).toBe('etl-nightly');
+    expect(workflowIdPrefix('etl-nightly', 'etl', 'nightly/{pipeline}/{job}')).toBe(
+      'nightly/etl/etl-nightly',
+    );
+    expect(workflowIdPrefix('etl-nightly', 'etl', undefined)).toBe('etl-nightly');
   });
 });
 

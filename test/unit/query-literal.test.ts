@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { queuedDeadLettersQuery } from '../../src/client/dead-letters';
+import { queuedDeadLettersQuery } from '../../src/client/dead-letters/dead-letters';
 import { queryLiteral } from '../../src/client/query-literal';
 
 describe('queryLiteral: a string literal of Temporal list filters', () => {

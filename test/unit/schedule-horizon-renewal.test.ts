@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { compilePolicies } from '../../src/schedule/policies';
 import { compileTrigger } from '../../src/schedule/compile-trigger';
-import { runJobContext, scheduleSpec } from '../../src/client/job-options';
+import { runJobContext, scheduleSpec } from '../../src/client/jobs/store/job-options';
 import type { Trigger } from '../../src/schedule/trigger-types';
-import { HORIZON_RENEWAL_THRESHOLD_MS, horizonRenewalDue } from '../../src/workflows/horizon-renewal';
+import { HORIZON_RENEWAL_THRESHOLD_MS, horizonRenewalDue } from '../../src/workflows/guards/horizon-renewal';
 
 /*
  * The horizon a job's runs carry (the first end of its holiday years, weekday corrections and DST policy)

@@ -1,11 +1,15 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ScheduleSummary } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { isSpentOneOff, jobFromSummary } from '../../src/client/job-describe';
-import { encodeListedRecord, decodeJobRecord, ACTION_MEMO_KEY } from '../../src/client/job-record';
-import { splitOptions, checkArgs } from '../../src/client/job-options';
+import { isSpentOneOff, jobFromSummary } from '../../src/client/jobs/job-describe';
+import {
+  encodeListedRecord,
+  decodeJobRecord,
+  JOB_RECORD_MEMO_KEY,
+} from '../../src/client/jobs/store/job-record';
+import { splitOptions, checkArgs } from '../../src/client/jobs/store/job-options';
 import { JOB_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
-import type { ScheduledJobDescription, ScheduledJobSummary } from '../../src/client/job-types';
+import type { ScheduledJobDescription, ScheduledJobSummary } from '../../src/client/jobs/job-types';
 
 const calendar = {
   second: [{ start: 0, end: 0, step: 1 }],
@@ -148,7 +152,7 @@ describe('job records', () => {
         value: JSON.stringify({ v: 1, trigger: { every: '1h' }, timezone: 'UTC', policies: {} }),
       },
     ]);
-    const memo = { [ACTION_MEMO_KEY]: { v: 1, trigger: { every: '2h' }, timezone: 'UTC', policies: {} } };
+    const memo = { [JOB_RECORD_MEMO_KEY]: { v: 1, trigger: { every: '2h' }, timezone: 'UTC', policies: {} } };
     expect(decodeJobRecord(attrs, memo)?.trigger).toEqual({ every: '2h' });
     expect(decodeJobRecord(attrs)?.trigger).toEqual({ every: '1h' });
     expect(

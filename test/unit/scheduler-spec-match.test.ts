@@ -5,7 +5,7 @@ import {
   expectedFingerprint,
   formatMs,
   triggerFromSpec,
-} from '../../src/client/job-spec-match';
+} from '../../src/client/jobs/store/job-spec-match';
 import { compileTrigger } from '../../src/schedule/compile-trigger';
 import type { Trigger } from '../../src/schedule/trigger-types';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JobDescription } from '../../src/client/job-types';
-import { runMetadata } from '../../src/client/run-metadata';
+import type { JobDescription } from '../../src/client/jobs/job-types';
+import { runMetadata } from '../../src/client/runs/run-metadata';
 import { InvalidConfigError, readEnv } from '../../src/config';
 import { formatDuration } from '../../src/parse/duration';
 import { pipeline, toPipelineSpec } from '../../src/pipeline';
@@ -8,7 +8,7 @@ import { nextRunIn } from '../../src/worker/job-metrics';
 import { jsonLine, JsonLinesLogger } from '../../src/worker/json-logger';
 import { WorkerMetrics } from '../../src/worker/metrics';
 import { serveMetrics } from '../../src/worker/metrics-server';
-import { progressDetails } from '../../src/workflows/current-details';
+import { progressDetails } from '../../src/workflows/run/current-details';
 
 const etl = pipeline('nightly-etl')
   .step('extract', { retry: { maximumAttempts: 5 }, timeout: '5m' })

@@ -1,4 +1,4 @@
-import type { DeadLetter } from '../../client/dead-letters';
+import type { DeadLetter } from '../../client/dead-letters/dead-letters';
 import type { RenderContext } from './render-context';
 import { paint } from './render-context';
 import { renderTable } from './table';

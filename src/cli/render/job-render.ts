@@ -1,5 +1,5 @@
-import type { JobDescription, JobSummary } from '../../client/job-types';
-import type { JobRun } from '../../client/run-types';
+import type { JobDescription, JobSummary } from '../../client/jobs/job-types';
+import type { JobRun } from '../../client/runs/run-types';
 import type { DstWarning } from '../../schedule/dst';
 import { InvalidTriggerError } from '../../schedule/errors';
 import { triggerInWords } from '../../schedule/trigger-words';

@@ -1,5 +1,5 @@
-import type { ApplyResult, JobPlan, PlannedJob } from '../../client/job-plan-types';
-import type { FieldChange } from '../../client/job-view';
+import type { ApplyResult, JobPlan, PlannedJob } from '../../client/jobs/job-plan-types';
+import type { FieldChange } from '../../client/jobs/job-view';
 import { paint, type Paint, type RenderContext } from './render-context';
 
 /*

@@ -1,5 +1,5 @@
-import type { JobRun } from '../../client/run-types';
-import type { RunDescription, RunStep } from '../../client/run-describe';
+import type { JobRun } from '../../client/runs/run-types';
+import type { RunDescription, RunStep } from '../../client/runs/run-describe';
 import { durationInWords } from '../../schedule/trigger-words';
 import { paint, paintStatus, type RenderContext } from './render-context';
 import { renderTable } from './table';

@@ -1,0 +1,195 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { describeValue } from '../../errors';
+import { describeScheduleIfAny } from '../../client/describe-schedule';
+import { compileAlerts } from '../../client/jobs/store/job-alerts';
+import { decodeJobRecord } from '../../client/jobs/store/job-record';
+import type {
+  AlertDeliveryActivities,
+  AlertKind,
+  CompiledAlertTarget,
+  JobAlertEvent,
+} from '../../workflows/alert-types';
+import type { ScheduleWatch, WatchdogActivities } from '../../workflows/alerts/watchdog-defs';
+
+/*
+ * Built-in activities of the durable alerts. Their names are persisted in histories: never rename one.
+ * `tflowDeliverAlert` is made per worker (it calls the worker's own alert activities by name, and
+ * reports each attempt to the worker's metrics).
+ */
+
+/** `ApplicationFailure.type` of a webhook that refused the alert for good (a 4xx other than 408 and 429). */
+export const ALERT_WEBHOOK_REJECTED = 'AlertWebhookRejected';
+/** `ApplicationFailure.type` of an alert naming an activity the worker does not have. */
+export const ALERT_TARGET_UNKNOWN = 'AlertTargetUnknown';
+
+/** One attempt at delivering an alert, as the worker's `onAlertDelivery` sees it. */
+export interface AlertDelivery {
+  kind: AlertKind;
+  jobId: string;
+  outcome: 'delivered' | 'failed';
+  /** Attempt number, from 1. */
+  attempt: number;
+  error?: string;
+}
+
+/** An alert activity: takes the event, its return value is ignored. */
+export type AlertHandler = (event: JobAlertEvent) => unknown;
+
+/** What {@link createAlertActivities} needs of its worker. */
+export interface AlertActivitiesOptions {
+  /** Activities an alert may name (`onMissed: 'page'`): the worker's steps. */
+  handlers: Record<string, AlertHandler>;
+  /** Called after each delivery attempt (metrics). */
+  onDelivery?: (delivery: AlertDelivery) => void;
+  /** Writes the `alert.sent` event line of each attempt (the worker's run-events log). */
+  logAlertSent: (fields: AlertSentFields) => void;
+}
+
+/** The fields of one attempt's `alert.sent` event line. */
+export interface AlertSentFields {
+  job: string;
+  workflowId: string | undefined;
+  runId: string | undefined;
+  nominalTime: string | undefined;
+  kind: AlertKind;
+  /** The webhook's host, or the alert activity's name. */
+  target: string;
+  outcome: AlertDelivery['outcome'];
+  attempt: number;
+  error: string | undefined;
+}
+
+/** `ApplicationFailure.type` of a webhook that could not be reached (network error, timeout): retried. */
+export const ALERT_WEBHOOK_UNREACHABLE = 'AlertWebhookUnreachable';
+
+/** The host a webhook is named by in logs and failures: its URL's path, query and user info can be secrets. */
+function webhookHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'with an invalid URL';
+  }
+}
+
+function hrefOf(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A fetch error as a retryable failure that names the webhook by its host: failure messages are never
+ * encrypted, and undici's can quote the whole URL. Its causes' messages are kept (redacted), not the
+ * errors themselves.
+ */
+function unreachable(url: string, err: unknown): ApplicationFailure {
+  const host = webhookHost(url);
+  const messages: string[] = [];
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    messages.push(e.message);
+  }
+  let text = messages.length > 0 ? messages.join(': ') : describeValue(err);
+  for (const form of new Set([url, hrefOf(url)])) text = text.split(form).join(host);
+  return ApplicationFailure.create({
+    type: ALERT_WEBHOOK_UNREACHABLE,
+    message: `webhook ${host} could not be reached: ${text}`,
+  });
+}
+
+/** POSTs the event as JSON; a 2xx is delivered, 408/429/5xx and network errors are retried, other 4xx are not. */
+async function postWebhook(
+  webhook: Extract<CompiledAlertTarget, { webhook: unknown }>['webhook'],
+  event: JobAlertEvent,
+): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(webhook.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...webhook.headers },
+      body: JSON.stringify(event),
+      signal: AbortSignal.timeout(webhook.timeoutMs),
+    });
+  } catch (err) {
+    throw unreachable(webhook.url, err);
+  }
+  await response.body?.cancel();
+  if (response.ok) return;
+  const message = `webhook ${webhookHost(webhook.url)} answered ${response.status} ${response.statusText}`;
+  const retried = response.status >= 500 || response.status === 408 || response.status === 429;
+  throw ApplicationFailure.create({ type: ALERT_WEBHOOK_REJECTED, message, nonRetryable: !retried });
+}
+
+/** The alert activities of one worker. */
+export function createAlertActivities(
+  opts: AlertActivitiesOptions,
+): AlertDeliveryActivities & WatchdogActivities {
+  return {
+    /** Delivers one alert to its target: a POST to the webhook, or the named activity called in place. */
+    async tflowDeliverAlert(target: CompiledAlertTarget, event: JobAlertEvent): Promise<void> {
+      const attempt = Context.current().info.attempt;
+      const report = (outcome: AlertDelivery['outcome'], error?: unknown) => {
+        const delivery: AlertDelivery = {
+          kind: event.kind,
+          jobId: event.jobId,
+          outcome,
+          attempt,
+          ...(error !== undefined
+            ? { error: error instanceof Error ? error.message : describeValue(error) }
+            : {}),
+        };
+        opts.logAlertSent({
+          job: event.jobId,
+          workflowId: event.workflowId,
+          runId: event.runId,
+          nominalTime: event.nominalTimes?.[0],
+          kind: event.kind,
+          target: 'webhook' in target ? webhookHost(target.webhook.url) : target.activity,
+          outcome,
+          attempt,
+          error: delivery.error,
+        });
+        opts.onDelivery?.(delivery);
+      };
+      try {
+        if ('webhook' in target) await postWebhook(target.webhook, event);
+        else {
+          const handler = opts.handlers[target.activity];
+          if (!handler) {
+            throw ApplicationFailure.create({
+              type: ALERT_TARGET_UNKNOWN,
+              message: `alert activity "${target.activity}" is not registered on this worker (task queue ${Context.current().info.taskQueue}): add it to the worker's steps (or the watchdog worker's alerts)`,
+              nonRetryable: true,
+            });
+          }
+          await handler(event);
+        }
+      } catch (err) {
+        report('failed', err);
+        throw err;
+      }
+      report('delivered');
+    },
+
+    /**
+     * The job's schedule as the watchdog needs it: paused, deleted or active, its missed/skipped counts, and
+     * what its alerts ask of the watchdog (read from the job's record, as the last write left it).
+     */
+    async tflowWatchSchedule(jobId: string): Promise<ScheduleWatch> {
+      const d = await describeScheduleIfAny(Context.current().client, jobId);
+      if (!d) return { state: 'deleted' };
+      const alerts = decodeJobRecord(undefined, d.action.memo)?.alerts;
+      const config = alerts ? compileAlerts(alerts).watchdog : undefined;
+      return {
+        ...(config ? { config } : {}),
+        state: d.state.paused ? 'paused' : 'active',
+        counts: {
+          missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
+          overlapSkipped: d.info.numActionsSkippedOverlap,
+        },
+      };
+    },
+  };
+}

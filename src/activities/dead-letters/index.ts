@@ -1,0 +1,4 @@
+/*
+ * Filing a dead letter with its keeper.
+ */
+export { tflowFileDeadLetter } from './dead-letter-activities';

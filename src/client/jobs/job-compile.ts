@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { toPipelineSpec, type PipelineLike } from '../../pipeline/builder';
+import { UnknownStepError } from '../../pipeline/errors';
+import type { PipelineSpec } from '../../pipeline/spec';
+import { compileTrigger } from '../../schedule/compile-trigger';
+import type { DstPolicy } from '../../schedule/dst-policy';
+import { dueOneOffWithGrace, type DueOneOff } from '../../schedule/one-off-due';
+import { compilePolicies, type JobPolicies } from '../../schedule/policies';
+import type { Trigger } from '../../schedule/trigger-types';
+import { InvalidArgumentError } from '../../errors';
+import { compileAlerts, pickAlerts, type CompiledAlerts, type JobAlerts } from './store/job-alerts';
+import {
+  asGiven,
+  checkArgs,
+  checkJobFields,
+  workflowIdPrefix,
+  splitOptions,
+  type JobOptions,
+} from './store/job-options';
+import type { CompiledJob, JobRecord } from './store/job-record';
+import { createOptions } from './store/build-updates';
+import { checkKnownSteps, runConcurrency } from '../runs/run-start';
+
+/*
+ * The one validation stop of a new job: job options (as schedule(), scheduleInterval() and scheduleAt()
+ * take them, and as a jobs file lists them) checked and compiled, with the scheduler's defaults, into the
+ * options of its schedule. Pure but for the clock (a one-off due now) and a uuid for a job without an id:
+ * no calls to Temporal, so `plan()` validates a whole jobs file offline with the code `schedule()` runs.
+ */
+
+/** What a scheduler gives every job it writes that sets none of its own (see PipelineSchedulerOptions). */
+export interface JobDefaults {
+  readonly taskQueue: string;
+  readonly timezone: string;
+  readonly dst: DstPolicy | undefined;
+  /** Policies every job gets unless it sets its own (the scheduler's misfireGraceTime). */
+  readonly policies: JobPolicies;
+  /** The scheduler's misfireGraceTime compiled. */
+  readonly misfireGraceMs: number | undefined;
+  readonly knownSteps: readonly string[] | undefined;
+  readonly alerts: JobAlerts;
+  readonly onError: string | undefined;
+  readonly watchdogTaskQueue: string;
+}
+
+/** A new job validated and compiled: what its schedule is created (or replaced) with. */
+export interface PreparedJob {
+  readonly jobId: string;
+  readonly pipeline: PipelineSpec;
+  readonly record: JobRecord;
+  readonly job: CompiledJob;
+  readonly alerts: CompiledAlerts;
+  /** The options of its schedule. */
+  readonly options: ReturnType<typeof createOptions>;
+  /** Set for a one-off due now: it runs at once, by backfill. */
+  readonly due: DueOneOff | undefined;
+  /** The option `replaceExisting`. */
+  readonly replaceExisting: boolean;
+}
+
+/**
+ * Checks an `onError` name: an activity name, among the worker's steps when they are known.
+ *
+ * @throws InvalidArgumentError, UnknownStepError naming `onError`.
+ */
+export function checkOnErrorName(name: unknown, knownSteps: readonly string[] | undefined): void {
+  if (typeof name !== 'string' || name === '') {
+    throw new InvalidArgumentError(
+      'onError',
+      'onError must be the name of an activity registered on the worker',
+    );
+  }
+  if (knownSteps && !knownSteps.includes(name)) throw new UnknownStepError(name, knownSteps, 'onError');
+}
+
+/** A cron or calendar trigger with the scheduler's DST policy when it sets none (stored with the job). */
+export function withDefaultDst<T extends Trigger>(trigger: T, dst: DstPolicy | undefined): T {
+  if (!dst || 'dst' in trigger || !('cron' in trigger || 'calendar' in trigger)) return trigger;
+  return { ...trigger, dst };
+}
+
+/**
+ * Validates and compiles a new job, in the order `schedule()` always has: options, job fields, the
+ * pipeline and its steps, trigger, policies, a due one-off, args, onError, alerts.
+ *
+ * @throws the InvalidArgumentError family (InvalidTriggerError, InvalidPolicyError, ...), UnknownStepError,
+ * RunAtInPastError: each names the option at fault.
+ */
+export function prepareJob(
+  p: PipelineLike,
+  opts: JobOptions & Trigger,
+  defaults: JobDefaults,
+  now = new Date(),
+): PreparedJob {
+  const { trigger: own0, job, policies: own } = splitOptions(opts);
+  const trigger = withDefaultDst(own0, defaults.dst);
+  checkJobFields(job);
+  const given: JobPolicies = { ...defaults.policies, ...own };
+  const pipeline = toPipelineSpec(p);
+  checkKnownSteps(pipeline, defaults.knownSteps);
+  const compiled = compileTrigger(trigger, defaults.timezone);
+  const policies = compilePolicies(given);
+  // The job's own grace is the one in `given` when it sets one (it wins over the default).
+  const graceMs = {
+    job: own.misfireGraceTime !== undefined ? policies.misfireGraceMs : undefined,
+    scheduler: defaults.misfireGraceMs,
+  };
+  const due = dueOneOffWithGrace(compiled, graceMs, now);
+  const args = checkArgs(job.args);
+  const onError = job.onError ?? defaults.onError;
+  if (job.onError !== undefined) checkOnErrorName(job.onError, defaults.knownSteps);
+  const alerts = pickAlerts({ ...defaults.alerts, ...pickAlerts(job) });
+  const compiledAlerts = alerts ? compileAlerts(alerts, defaults.knownSteps) : {};
+  const jobId = job.jobId ?? `${pipeline.name}-${randomUUID()}`;
+  const record: JobRecord = {
+    v: 1,
+    trigger: asGiven(trigger),
+    timezone: compiled.timezone,
+    policies: asGiven(given),
+    ...(onError ? { onError } : {}),
+    ...(alerts ? { alerts: asGiven(alerts) } : {}),
+  };
+  const compiledJob: CompiledJob = { record, trigger: compiled, policies };
+  const options = createOptions({
+    jobId,
+    workflowId: workflowIdPrefix(jobId, pipeline.name, job.workflowId),
+    taskQueue: defaults.taskQueue,
+    pipeline,
+    args,
+    concurrency: runConcurrency(p, args),
+    job: compiledJob,
+    paused: job.paused ?? false,
+    note: job.note,
+    due,
+  });
+  return {
+    jobId,
+    pipeline,
+    record,
+    job: compiledJob,
+    alerts: compiledAlerts,
+    options,
+    due,
+    replaceExisting: job.replaceExisting === true,
+  };
+}

@@ -1,0 +1,520 @@
+import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
+import type { PipelineLike } from '../../pipeline/builder';
+import { compileTrigger, validateTimezone } from '../../schedule/compile-trigger';
+import { validateDstPolicy, type DstPolicy } from '../../schedule/dst-policy';
+import { describeValue, InvalidArgumentError } from '../../errors';
+import { parseInstant } from '../../parse/instant';
+import { compilePolicies, type JobPolicies } from '../../schedule/policies';
+import type { DueOneOff } from '../../schedule/one-off-due';
+import { previewTrigger, type PreviewOptions, type TriggerPreview } from '../../schedule/preview';
+import type { DryRunOptions, JobDryRun } from '../../schedule/dry-run-types';
+import { dryRun, dryRunInWindow, readDryRunWindow, type DryRunJob } from './job-dry-run';
+import type { Trigger } from '../../schedule/trigger-types';
+import {
+  ForeignScheduleError,
+  fromWireError,
+  translateScheduleError,
+  translateServiceError,
+  withRollbackError,
+} from '../errors';
+import { describeScheduleIfAny } from '../describe-schedule';
+import { jobFromDescription } from './job-describe';
+import { listJobs } from './job-list';
+import { listJobRuns } from './job-history';
+import { backfillWindow } from './job-backfill';
+import { ourJobMemo } from './store/schedule-memo';
+import {
+  asGiven,
+  splitChanges,
+  type CronJobOptions,
+  type IntervalJobOptions,
+  type JobOptions,
+  type ModifyJobOptions,
+  type OneOffJobOptions,
+} from './store/job-options';
+import { computeStats } from './job-stats';
+import type { JobDescription, JobFilter, JobHistoryOptions, JobStats, JobSummary } from './job-types';
+import type { JobRun } from '../runs/run-types';
+import { updateJob, type JobUpdateBuilder } from './store/send-update';
+import {
+  dueBackfill,
+  modifyUpdate,
+  pauseUpdate,
+  replaceUpdate,
+  rescheduleUpdate,
+} from './store/build-updates';
+import { knownStepNames } from '../../pipeline/builder';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../../workflows/alerts/watchdog-defs';
+import {
+  ALERT_KEYS,
+  compileAlerts,
+  compileAlertTarget,
+  pickAlerts,
+  type JobAlerts,
+} from './store/job-alerts';
+import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
+import { checkOnErrorName, prepareJob, withDefaultDst, type JobDefaults } from './job-compile';
+import { planJobs } from './job-plan';
+import { applyPlan } from './job-apply';
+import { toJobSet } from './job-set';
+import type { ApplyResult, JobPlan, JobSet, JobSetDefinition, PlanOptions } from './job-plan-types';
+
+export type { CronJobOptions, IntervalJobOptions, JobOptions, ModifyJobOptions, OneOffJobOptions };
+
+/**
+ * The alert options (`onMissed`, `onLate`/`lateAfter`, `expectSuccessWithin`/`onSilent`) are the defaults
+ * of the jobs this scheduler creates: a job's own value wins, key by key.
+ */
+export interface PipelineSchedulerOptions extends JobAlerts {
+  /** Task queue the workers poll. */
+  taskQueue: string;
+  /** Time zone of triggers that name none. @default 'UTC' */
+  timezone?: string;
+  /**
+   * DST policy of cron and calendar jobs that set no `dst` (stored with each job it applies to). See
+   * docs/cron-and-timezones.md. @default Temporal's own behaviour
+   */
+  dst?: DstPolicy;
+  /** The worker's steps (object or names): jobs naming another step are rejected before anything is created. */
+  steps?: Record<string, unknown> | readonly string[];
+  /** Activity run on the worker when a scheduled run of any job fails for good (a job's own `onError` wins). */
+  onError?: string;
+  /**
+   * Default `misfireGraceTime` of the jobs this scheduler creates (APScheduler's `job_defaults`): a job that
+   * sets none gets this one, enforced and shown as if given. It also decides how late a one-off's `runAt`
+   * may be to run at once (see {@link PipelineScheduler.scheduleAt}). @default none
+   */
+  misfireGraceTime?: JobPolicies['misfireGraceTime'];
+  /**
+   * Task queue of the jobs' watchdogs (dead-man switch, server-counted misses): a worker made by
+   * `createWatchdogWorker` must poll it. @default 'tflow-watchdog'
+   */
+  watchdogTaskQueue?: string;
+  /** Close the client's connection on shutdown(). @default false (the connection belongs to the caller) */
+  closeConnectionOnShutdown?: boolean;
+}
+
+/**
+ * Schedules pipelines as Temporal Schedules, with taskiq-flow's verbs and APScheduler's policies.
+ *
+ * ```ts
+ * await using scheduler = new PipelineScheduler(client, { taskQueue: 'pipelines', timezone: 'UTC' });
+ * await scheduler.schedule(etl, { cron: '0 2 * * *', timezone: 'Europe/Paris', jobId: 'etl-nightly' });
+ * await scheduler.pauseJob('etl-nightly', 'maintenance');
+ * ```
+ */
+export class PipelineScheduler {
+  readonly timezone: string;
+  /** The default DST policy (validated), if any. */
+  private readonly dst: DstPolicy | undefined;
+  /** Policies every job created here gets unless it sets its own (the scheduler's misfireGraceTime). */
+  private readonly jobDefaults: JobPolicies;
+  private readonly misfireGraceMs: number | undefined;
+  private readonly knownSteps: readonly string[] | undefined;
+  /** The scheduler's default alerts (checked at construction). */
+  private readonly alertDefaults: JobAlerts;
+  private readonly watchdogTaskQueue: string;
+  /**
+   * Jobs this scheduler created or has seen to be ours: removeJob skips their ownership check (one call
+   * instead of two). A job id only leaves the set when removed through this scheduler.
+   */
+  private readonly ownJobs = new Set<string>();
+
+  constructor(
+    readonly client: Client,
+    readonly options: PipelineSchedulerOptions,
+  ) {
+    this.timezone = validateTimezone(options.timezone ?? 'UTC');
+    this.dst = options.dst === undefined ? undefined : validateDstPolicy(options.dst, 'dst');
+    this.knownSteps = knownStepNames(options.steps);
+    this.jobDefaults =
+      options.misfireGraceTime === undefined
+        ? {}
+        : // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- Duration comes from `ms`'s template-literal type, which the linter cannot resolve
+          { misfireGraceTime: options.misfireGraceTime };
+    // Validated now: a bad default is the caller's mistake, reported before any job is touched.
+    this.misfireGraceMs = compilePolicies(this.jobDefaults).misfireGraceMs;
+    if (options.onError !== undefined) this.checkOnError(options.onError);
+    this.alertDefaults = pickAlerts(options) ?? {};
+    compileAlerts(this.alertDefaults, this.knownSteps);
+    this.watchdogTaskQueue = options.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
+  }
+
+  /** Checks that the server answers (taskiq-flow's `startup`). Optional: every verb connects lazily. */
+  async start(): Promise<void> {
+    await this.client.connection.ensureConnected();
+  }
+
+  /** Releases the connection when `closeConnectionOnShutdown` (taskiq-flow's `shutdown`). Jobs keep running: they live in Temporal. */
+  async shutdown(): Promise<void> {
+    if (this.options.closeConnectionOnShutdown) await this.client.connection.close();
+  }
+
+  /** `await using scheduler = new PipelineScheduler(...)` calls {@link PipelineScheduler.shutdown}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.shutdown();
+  }
+
+  /** Creates a cron or calendar job and returns its id. */
+  async schedule(p: PipelineLike, opts: CronJobOptions): Promise<string> {
+    return this.createJob(p, opts);
+  }
+
+  /** Creates an interval job (`every: '30s'`, or `{ minutes: 5 }`, optionally anchored with `offset`). */
+  async scheduleInterval(p: PipelineLike, opts: IntervalJobOptions): Promise<string> {
+    return this.createJob(p, opts);
+  }
+
+  /**
+   * Creates a one-off job: a schedule with a single action at `runAt`, deleted once that run ends. A `runAt`
+   * in the past (or less than a second ahead) runs at once when it is late by no more than the job's
+   * `misfireGraceTime`, else the scheduler's, else 1 s (so `runAt: new Date()` works).
+   *
+   * @throws RunAtInPastError when it is later than that: nothing is created.
+   */
+  async scheduleAt(p: PipelineLike, opts: OneOffJobOptions): Promise<string> {
+    return this.createJob(p, opts);
+  }
+
+  /**
+   * Lists jobs (one listing call per 1,000 schedules; `details: true` describes each for args and counters).
+   * Schedules not created by temporal-flow are listed as `{ foreign: true }`; one-off jobs that have run
+   * are left out. Listings are eventually consistent: a job created a moment ago may be missing.
+   */
+  async listJobs(filter: JobFilter & { details: true }): Promise<JobDescription[]>;
+  async listJobs(filter?: JobFilter): Promise<JobSummary[]>;
+  async listJobs(filter: JobFilter = {}): Promise<JobSummary[]> {
+    return listJobs(this.client, filter);
+  }
+
+  /** The job as created (trigger, time zone, args, policies, note, paused) plus next runs, recent runs, counters. */
+  async getJob(jobId: string): Promise<JobDescription> {
+    return jobFromDescription(await this.describe(jobId));
+  }
+
+  /**
+   * Changes when a job runs (cron, interval, runAt, time zone); everything else is kept. A `runAt` in the
+   * past follows {@link PipelineScheduler.scheduleAt}'s rule, with the job's own `misfireGraceTime`.
+   *
+   * @throws RunAtInPastError for a runAt later than the grace allows; the job is left as it was.
+   * @throws JobConflictError when concurrent edits kept winning (see docs/scheduling.md).
+   */
+  async rescheduleJob(jobId: string, trigger: Trigger): Promise<void> {
+    const given = asGiven(this.withDefaultDst(trigger));
+    const compiled = compileTrigger(given, this.timezone);
+    let due: DueOneOff | undefined;
+    const d = await this.update(jobId, (current) => {
+      const next = rescheduleUpdate(jobId, current, given, compiled, this.misfireGraceMs);
+      due = next.due;
+      return next.update;
+    });
+    if (due) await this.runDue(jobId, due, d);
+    await this.tellWatchdog(jobId, d, false);
+  }
+
+  /** Changes what a job runs and how (args, note, policies, onError); when it runs is kept. */
+  async modifyJob(jobId: string, changes: ModifyJobOptions): Promise<void> {
+    // Validated before any call: an unknown key, bad args or bad policies change nothing.
+    const checked = splitChanges(changes);
+    if (checked.onError !== undefined && checked.onError !== null) this.checkOnError(checked.onError);
+    for (const key of ['onMissed', 'onLate', 'onSilent'] as const) {
+      const target = checked.alerts[key];
+      if (target !== undefined && target !== null) compileAlertTarget(target, key, this.knownSteps);
+    }
+    const d = await this.update(jobId, (current) => modifyUpdate(jobId, current, checked));
+    await this.tellWatchdog(
+      jobId,
+      d,
+      ALERT_KEYS.some((key) => key in checked.alerts),
+    );
+  }
+
+  /** Pauses a job: no run starts until resumeJob(); a run in flight continues. */
+  async pauseJob(jobId: string, note?: string): Promise<void> {
+    const d = await this.update(jobId, (current) =>
+      pauseUpdate(jobId, current, true, note ?? 'paused by temporal-flow'),
+    );
+    await this.tellWatchdog(jobId, d, false);
+  }
+
+  /** Resumes a paused job. */
+  async resumeJob(jobId: string, note?: string): Promise<void> {
+    const d = await this.update(jobId, (current) =>
+      pauseUpdate(jobId, current, false, note ?? 'resumed by temporal-flow'),
+    );
+    await this.tellWatchdog(jobId, d, false);
+  }
+
+  /** Runs a job now, with the job's own overlap policy (the SDK's default would be ALLOW_ALL). */
+  async triggerJob(jobId: string): Promise<void> {
+    const d = await this.describeOurs(jobId);
+    await this.client.schedule.getHandle(jobId).trigger(d.policies.overlap);
+  }
+
+  /**
+   * Runs the occurrences of a past window `[from, to]`, with the job's overlap policy. A job with a DST
+   * policy runs exactly the times `preview` lists for the window, whenever the job was written (see
+   * docs/scheduling.md, "Backfill").
+   */
+  async backfillJob(jobId: string, window: { from: Date | string; to: Date | string }): Promise<void> {
+    const start = parseInstant(window.from, 'from');
+    const end = parseInstant(window.to, 'to');
+    if (end <= start) throw new InvalidArgumentError('to', 'backfill "to" must be after "from"');
+    const d = await this.describeOurs(jobId);
+    await backfillWindow(this.client, jobId, d, { start, end });
+  }
+
+  /**
+   * Deletes a job: future runs are cancelled; a run in flight continues. Its watchdog, if any, is told
+   * to end; if that signal is lost, the watchdog ends by itself, without an alert, the next time it wakes
+   * (it reads the schedule before any alert).
+   */
+  async removeJob(jobId: string): Promise<void> {
+    if (!this.ownJobs.has(jobId)) await this.describeOurs(jobId);
+    try {
+      await this.client.schedule.getHandle(jobId).delete();
+    } catch (err) {
+      translateScheduleError(err, jobId);
+    } finally {
+      this.ownJobs.delete(jobId);
+    }
+    try {
+      await reconfigureWatchdog(this.client, jobId, undefined);
+    } catch {
+      // The job is gone, as asked: a watchdog that missed this signal finds the schedule gone at its next
+      // wake-up and ends quietly, so failing the removal now would only invite a retry that cannot succeed.
+    }
+  }
+
+  /** The job's runs from Temporal visibility, newest first, skipped ones with their reason. */
+  async getHistory(jobId: string, opts: JobHistoryOptions = {}): Promise<JobRun[]> {
+    const limit = opts.limit ?? 20;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new InvalidArgumentError(
+        'limit',
+        `limit must be a whole number of 1 or more, got ${describeValue(limit)}`,
+      );
+    }
+    const recent = await this.recentRuns(jobId);
+    try {
+      return await listJobRuns(this.client, jobId, limit, recent);
+    } catch (err) {
+      translateServiceError(err);
+    }
+  }
+
+  /** Jobs, paused, running, next run, missed, skipped and failing jobs (describes every job). */
+  async getStats(): Promise<JobStats> {
+    const jobs = await this.listJobs({ details: true });
+    try {
+      return await computeStats(this.client, jobs);
+    } catch (err) {
+      translateServiceError(err);
+    }
+  }
+
+  /**
+   * Compares a jobs file (see {@link defineJobs}) with the namespace: each job is `create`, `update` (with
+   * the field by field diff, in canonical form), `unchanged`, `blocked` (its id is held by a schedule this
+   * set does not own) or, with `prune`, `delete` (a job of this set the file no longer lists); edits made
+   * outside temporal-flow since the last apply show as `drift`. Reads only. See docs/scheduling.md#deploying-jobs.
+   *
+   * @throws JobSetError when a job is refused (every problem, each naming its job and option); nothing is read.
+   */
+  async plan(
+    jobs: JobSet | JobSetDefinition,
+    opts: PlanOptions & { adopt?: boolean } = {},
+  ): Promise<JobPlan> {
+    return planJobs(this.client, this.defaults(), toJobSet(jobs), opts);
+  }
+
+  /**
+   * Makes the namespace what a plan (from {@link PipelineScheduler.plan}) said, with conflict-token writes.
+   *
+   * @throws PlanStaleError when a job changed since the plan, PlanBlockedError when the plan has blocked
+   * jobs: nothing is written then. ApplyFailedError when a write failed half way: it lists the jobs applied
+   * (each job is as before or as planned).
+   */
+  async apply(plan: JobPlan): Promise<ApplyResult> {
+    return applyPlan(this.client, this.defaults(), plan);
+  }
+
+  /** Runs the schedule reports itself (none when the job is gone: its history still answers). */
+  private async recentRuns(jobId: string): Promise<{ workflowId: string; runId: string }[]> {
+    const d = await describeScheduleIfAny(this.client, jobId);
+    if (!d) return [];
+    return [
+      ...d.info.recentActions.map((a) => a.action.workflow),
+      ...d.info.runningActions.map((a) => a.workflow),
+    ].map((w) => ({ workflowId: w.workflowId, runId: w.firstExecutionRunId }));
+  }
+
+  private checkOnError(name: string): void {
+    checkOnErrorName(name, this.knownSteps);
+  }
+
+  /** What this scheduler gives the jobs it writes (see job-compile.ts). */
+  private defaults(): JobDefaults {
+    return {
+      taskQueue: this.options.taskQueue,
+      timezone: this.timezone,
+      dst: this.dst,
+      policies: this.jobDefaults,
+      misfireGraceMs: this.misfireGraceMs,
+      knownSteps: this.knownSteps,
+      alerts: this.alertDefaults,
+      onError: this.options.onError,
+      watchdogTaskQueue: this.watchdogTaskQueue,
+    };
+  }
+
+  private async describe(jobId: string): Promise<ScheduleDescription> {
+    try {
+      return await this.client.schedule.getHandle(jobId).describe();
+    } catch (err) {
+      translateScheduleError(err, jobId);
+    }
+  }
+
+  /** Describes a job, refusing schedules temporal-flow did not create. */
+  private async describeOurs(jobId: string): Promise<ScheduleDescription> {
+    const d = await this.describe(jobId);
+    if (!ourJobMemo(d.memo, d.action.workflowType)) throw new ForeignScheduleError(jobId);
+    this.ownJobs.add(jobId);
+    return d;
+  }
+
+  /** Updates one of our jobs from its current description, with its conflict token (see send-update.ts). */
+  private async update(jobId: string, build: JobUpdateBuilder): Promise<ScheduleDescription> {
+    const d = await updateJob(this.client, jobId, build);
+    this.ownJobs.add(jobId);
+    return d;
+  }
+
+  /**
+   * A write's last step: tells the job's watchdog, with start when the job needs one (idempotent: one
+   * watchdog per job id, so repeating it is harmless, and it restarts a watchdog that a writer killed
+   * between its two calls never started). `alertsChanged`: also tell a running one when the job needs none
+   * any more (it ends).
+   */
+  private async tellWatchdog(jobId: string, d: ScheduleDescription, alertsChanged: boolean): Promise<void> {
+    const needed = needsWatchdog(d);
+    if (!needed && !alertsChanged) return;
+    try {
+      await reconfigureWatchdog(
+        this.client,
+        jobId,
+        needed ? { taskQueue: this.watchdogTaskQueue } : undefined,
+      );
+    } catch (err) {
+      translateServiceError(err);
+    }
+  }
+
+  /** Runs a due one-off of an existing schedule at once: a backfill of its one second, with its overlap. */
+  private async runDue(jobId: string, due: DueOneOff, d: ScheduleDescription): Promise<void> {
+    try {
+      await this.client.schedule.getHandle(jobId).backfill(dueBackfill(due, d.policies.overlap));
+    } catch (err) {
+      translateScheduleError(err, jobId);
+    }
+  }
+
+  /** A cron or calendar trigger with the scheduler's DST policy when it sets none (stored with the job). */
+  private withDefaultDst<T extends Trigger>(trigger: T): T {
+    return withDefaultDst(trigger, this.dst);
+  }
+
+  /** Validates everything, then creates (or with replaceExisting, updates) the schedule in one call. */
+  private async createJob(p: PipelineLike, opts: JobOptions & Trigger): Promise<string> {
+    const {
+      jobId,
+      options,
+      due,
+      alerts: compiledAlerts,
+      replaceExisting,
+    } = prepareJob(p, opts, this.defaults());
+    let created = false;
+    try {
+      await this.client.schedule.create(options);
+      created = true;
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning) || !replaceExisting) translateScheduleError(err, jobId);
+      const d = await this.update(jobId, (current) => replaceUpdate(jobId, current, options, due));
+      if (due) await this.runDue(jobId, due, d);
+      await this.tellWatchdog(jobId, d, true);
+    }
+    this.ownJobs.add(jobId);
+    if (!created || !compiledAlerts.watchdog) return jobId;
+    try {
+      await reconfigureWatchdog(this.client, jobId, { taskQueue: this.watchdogTaskQueue });
+    } catch (err) {
+      // A new job whose watchdog could not start is not left half-created: its schedule is deleted. When
+      // that fails too (the server is gone), the start's error is the one thrown, the delete's rides along,
+      // and the job is left without its watchdog until its next write or `tflow doctor --repair`.
+      const thrown = fromWireError(err) ?? err;
+      try {
+        await this.client.schedule.getHandle(jobId).delete();
+        this.ownJobs.delete(jobId);
+      } catch (rollbackErr) {
+        throw withRollbackError(thrown, fromWireError(rollbackErr) ?? rollbackErr);
+      }
+      throw thrown;
+    }
+    return jobId;
+  }
+
+  /**
+   * What a job would do in the window `(from, to]`, computed locally with nothing started: each time the
+   * server fires it there, with the decision of its overlap policy and of the run guards (`run`, `buffered`,
+   * `coalesced`, `skip` with a reason), under the assumptions given (`runDuration`, `workersDown`). See
+   * {@link dryRun}. Given a job id, reads the job (one describe, as getJob) and uses its stored trigger,
+   * time zone, policies and paused state; given job options, applies this scheduler's defaults
+   * (`timezone`, `dst`, `misfireGraceTime`) as `schedule()` would.
+   *
+   * @throws JobNotFoundError, ForeignScheduleError for a job id; InvalidWindowError for a bad window.
+   */
+  async dryRun(
+    job: string | DryRunJob,
+    opts: Omit<DryRunOptions, 'defaultTimezone' | 'defaultDst'>,
+  ): Promise<JobDryRun> {
+    if (typeof job !== 'string') {
+      const own = Object.fromEntries(Object.entries(job).filter(([, v]) => v !== undefined));
+      return dryRun(
+        { ...this.jobDefaults, ...own },
+        {
+          ...opts,
+          defaultTimezone: this.timezone,
+          ...(this.dst ? { defaultDst: this.dst } : {}),
+        },
+      );
+    }
+    const window = readDryRunWindow(opts); // a bad window is refused before any call
+    const d = await this.getJob(job);
+    if (d.foreign) throw new ForeignScheduleError(job);
+    // The stored trigger carries the DST policy it was given (the scheduler's default included).
+    return dryRunInWindow({ ...d.trigger, ...d.policies, paused: d.paused }, window, {
+      defaultTimezone: d.timezone,
+    });
+  }
+
+  /**
+   * The next `n` fire times of a trigger after `from` (default now), in the trigger's time zone (else the
+   * scheduler's) and in UTC, computed locally exactly as the Temporal server will, plus a warning for every
+   * date in the next 12 months where DST makes the job skip a run or run twice, the dates its `exclude` /
+   * `businessDays` leave out, and with `jitter` the window each run starts in. Nothing is created.
+   *
+   * @throws InvalidTriggerError for an invalid trigger, InvalidArgumentError for an invalid `n` or `from`.
+   */
+  preview(
+    trigger: Trigger,
+    n: number,
+    opts: Omit<PreviewOptions, 'defaultTimezone' | 'defaultDst'> = {},
+  ): TriggerPreview {
+    return previewTrigger(trigger, n, {
+      ...opts,
+      defaultTimezone: this.timezone,
+      ...(this.dst ? { defaultDst: this.dst } : {}),
+    });
+  }
+}

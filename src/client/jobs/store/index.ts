@@ -1,0 +1,74 @@
+/*
+ * The job's store on its schedule: options checked into a record, the memo and record codecs, the update
+ * builders and the sender with its conflict retries. Uses runs/ and the role root; never the jobs/ files
+ * above it.
+ */
+export {
+  createOptions,
+  DUE_MEMO_KEY,
+  dueBackfill,
+  dueMarkOf,
+  FINISHED_MEMO_KEY,
+  finishedUpdate,
+  modifyUpdate,
+  type NewJob,
+  pauseUpdate,
+  renewalUpdate,
+  replaceUpdate,
+  rescheduleUpdate,
+  withAlertChanges,
+} from './build-updates';
+export {
+  ALERT_KEYS,
+  type AlertTarget,
+  compileAlerts,
+  compileAlertTarget,
+  type CompiledAlerts,
+  type JobAlerts,
+  pickAlerts,
+  type WebhookTarget,
+} from './job-alerts';
+export {
+  type AlertChanges,
+  asGiven,
+  checkArgs,
+  checkJobFields,
+  checkOptionsObject,
+  type CronJobOptions,
+  type IntervalJobOptions,
+  type JobChanges,
+  type JobOptions,
+  type JobSpec,
+  MAX_JOB_ID_LENGTH,
+  type ModifyJobOptions,
+  type OneOffJobOptions,
+  POLICY_KEYS,
+  runJobContext,
+  schedulePolicies,
+  scheduleSpec,
+  splitChanges,
+  splitOptions,
+  TRIGGER_KEYS,
+  workflowIdPrefix,
+} from './job-options';
+export {
+  type CompiledJob,
+  decodeJobRecord,
+  encodeListedRecord,
+  JOB_RECORD_MEMO_KEY,
+  type JobRecord,
+  type ListedJobRecord,
+  listedRecord,
+  MAX_RECORD_BYTES,
+} from './job-record';
+export { type HorizonRenewal, renewJobHorizon } from './job-renewal';
+export { actualFingerprint, expectedFingerprint, formatMs, triggerFromSpec } from './job-spec-match';
+export { type JobState, readJobState } from './job-state';
+export {
+  APPLIED_MEMO_KEY,
+  type AppliedMark,
+  type JobMemo,
+  ourJobMemo,
+  SCHEDULE_MEMO_KEY,
+} from './schedule-memo';
+export { EDIT_ATTEMPTS, type JobUpdateBuilder, updateJob, WRITES_MEMO_KEY } from './send-update';

@@ -1,0 +1,93 @@
+/*
+ * Names and shapes of the per-job watchdog (the dead-man switch and the server's missed/skipped counts),
+ * shared by the watchdog workflow, the runs that report to it and the client that starts and stops it.
+ * Persisted in histories: never rename the type, signals or the workflow id scheme; add optional fields only.
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { CompiledAlertTarget } from '../alert-types';
+
+/** Workflow type of the per-job watchdog. */
+export const JOB_WATCHDOG_WORKFLOW_TYPE = 'jobWatchdogWorkflow';
+
+/**
+ * Task queue of the watchdogs unless the scheduler names another: any worker made by `createWatchdogWorker`
+ * polls it, so a job's watchdog runs even when no worker of the job does.
+ */
+export const DEFAULT_WATCHDOG_TASK_QUEUE = 'tflow-watchdog';
+
+/**
+ * Patch id: before it raises `silent` or reports counts, the watchdog reads the job's schedule and obeys
+ * it: a schedule gone or a job that no longer needs a watchdog ends it quietly, a changed configuration
+ * is adopted first. So a watchdog never alerts for a job that a write it missed removed or changed.
+ */
+export const WATCHDOG_OBEYS_SCHEDULE_PATCH = 'tflow-watchdog-obeys-schedule';
+
+/** Workflow id of the watchdog of a job: one per job id, in the job's namespace. */
+export function watchdogWorkflowId(jobId: string): string {
+  return `tflow-watchdog:${jobId}`;
+}
+
+/**
+ * What a job's watchdog watches: compiled from the job's record, which the watchdog reads from the
+ * schedule itself (so that the last write wins, whatever order the writers' signals arrive in).
+ */
+export interface WatchdogConfig {
+  /** Dead-man switch: alert when no run has completed for this long. */
+  expectSuccessWithinMs?: number;
+  /** Where the dead-man alerts (silent, recovered) go. */
+  onSilent?: CompiledAlertTarget;
+  /** Where the server's missed (catch-up window) and skipped (overlap) counts are reported. */
+  onMissed?: CompiledAlertTarget;
+}
+
+/** The schedule's missed/skipped counters as last read. */
+export interface ScheduleCounts {
+  missedCatchupWindow: number;
+  overlapSkipped: number;
+}
+
+/** State carried across continue-as-new. */
+export interface WatchdogState {
+  jobId: string;
+  /** Absent until the watchdog has read the job (at its start and after each `reconfigure`). */
+  config?: WatchdogConfig;
+  /** Last completed run, or when the watch (or its latest configuration) began (ISO 8601). */
+  lastSuccessAt: string;
+  /** True while a silent period is open (its alert was raised, no run has completed since). */
+  silent: boolean;
+  counts?: ScheduleCounts;
+  /** When the counts were last read (ISO 8601). */
+  countsAt?: string;
+}
+
+/** What the watchdog's check activity reads of the schedule. */
+export interface ScheduleWatch {
+  state: 'paused' | 'deleted' | 'active';
+  counts?: ScheduleCounts;
+  /** What the job's alerts ask of its watchdog; absent when the job is gone or needs no watchdog. */
+  config?: WatchdogConfig;
+}
+
+/** A run of the job that completed. */
+export interface RunSucceeded {
+  workflowId: string;
+  runId: string;
+  /** Workflow time at which it completed (ISO 8601). */
+  at: string;
+}
+
+/** Signal: a run of the job completed (sent by the run; a missing watchdog is fine). */
+export const runSucceededSignal = defineSignal<[RunSucceeded]>('runSucceeded');
+/**
+ * Signal: the job changed (its alerts, or it was removed): the watchdog reads it again, and ends when the
+ * job is gone or needs no watchdog. Sent with start by the scheduler.
+ */
+export const reconfigureSignal = defineSignal('reconfigure');
+/** Query: the watchdog's state now. */
+export const watchdogStateQuery = defineQuery<WatchdogState>('watchdogState');
+
+/** The watchdog's activity (activities/alerts/alert-activities.ts; persisted name: never rename). */
+export interface WatchdogActivities {
+  /** The job's schedule as the watchdog needs it. */
+  tflowWatchSchedule: (jobId: string) => Promise<ScheduleWatch>;
+}

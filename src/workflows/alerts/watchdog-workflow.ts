@@ -1,0 +1,214 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { JobAlertEvent } from '../alert-types';
+import {
+  reconfigureSignal,
+  runSucceededSignal,
+  watchdogStateQuery,
+  WATCHDOG_OBEYS_SCHEDULE_PATCH,
+  type RunSucceeded,
+  type ScheduleCounts,
+  type ScheduleWatch,
+  type WatchdogConfig,
+  type WatchdogState,
+  type WatchdogActivities,
+} from './watchdog-defs';
+import { raiseAlert } from './raise-alert';
+
+/** How often the server's missed/skipped counts are read when the job has onMissed. */
+const COUNT_CHECK_MS = 5 * 60_000;
+/** Loop turns before continue-as-new, so that a job that runs every second keeps a short history. */
+const TURNS_PER_RUN = 500;
+
+const { tflowWatchSchedule } = proxyActivities<WatchdogActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 10, initialInterval: '1s', maximumInterval: '30s' },
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The per-job watchdog: a workflow on the watchdog task queue (not the job's), so it keeps watching when no
+ * worker of the job runs. It holds a timer that each completed run resets (the run signals
+ * `runSucceeded`); when the timer fires it raises `silent` once, and `recovered` at the next completed
+ * run. With onMissed it also reads the schedule's counters (missed past the catch-up window, skipped for
+ * overlap) every 5 minutes and at each dead-man deadline, and reports what they gained. Started and stopped by the scheduler with
+ * the job: it reads its configuration from the job's schedule at start, at each `reconfigure`, and again
+ * before each alert it raises on its own (the schedule is the source of truth: a job removed or changed
+ * by a write whose signal never came ends the watchdog quietly, or is adopted), and ends when the job is
+ * gone or no longer needs it.
+ */
+export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void> {
+  const state: WatchdogState = { ...initial };
+  let succeeded: RunSucceeded | undefined;
+  let reconfigure = state.config === undefined;
+  setHandler(watchdogStateQuery, () => state);
+  setHandler(runSucceededSignal, (s) => {
+    if (!succeeded || s.at > succeeded.at) succeeded = s;
+  });
+  setHandler(reconfigureSignal, () => {
+    reconfigure = true;
+  });
+
+  for (let turn = 0; ; turn++) {
+    if (turn >= TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof jobWatchdogWorkflow>(state);
+    }
+    if (reconfigure) {
+      reconfigure = false;
+      const watch = await tflowWatchSchedule(state.jobId);
+      // Removed, or no alert needs a watchdog any more; unless the job changed again while it was read
+      // (a write adding alerts back signals a watchdog that is still running).
+      if (!watch.config) {
+        if (reconfigure) continue;
+        return;
+      }
+      state.config = watch.config;
+      if (!state.counts && watch.counts) {
+        state.counts = watch.counts;
+        state.countsAt = iso(Date.now());
+      }
+      continue;
+    }
+    const config = state.config!;
+    const deadline =
+      config.expectSuccessWithinMs !== undefined && !state.silent
+        ? Date.parse(state.lastSuccessAt) + config.expectSuccessWithinMs
+        : Infinity;
+    const countCheck = config.onMissed
+      ? (state.countsAt ? Date.parse(state.countsAt) : 0) + COUNT_CHECK_MS
+      : Infinity;
+    const wakeAt = Math.min(deadline, countCheck);
+    const wait = wakeAt - Date.now();
+    if (wait > 0) {
+      const woken = () => succeeded !== undefined || reconfigure;
+      if (wakeAt === Infinity) await condition(woken);
+      else await condition(woken, wait);
+    }
+    if (reconfigure) continue;
+    if (succeeded) {
+      const run = succeeded;
+      succeeded = undefined;
+      await onSuccess(state, config, run);
+      continue;
+    }
+    const now = Date.now();
+    if (now >= deadline) {
+      const watch = await tflowWatchSchedule(state.jobId);
+      const verdict = obey(state, config, watch);
+      if (verdict === 'end') return;
+      if (verdict === 'adopted') continue;
+      state.silent = true;
+      await raiseSilent(state, config, watch, now);
+      await reportCounts(state, config, watch, now);
+      if (watch.state === 'deleted') return;
+    } else if (now >= countCheck) {
+      const watch = await tflowWatchSchedule(state.jobId);
+      const verdict = obey(state, config, watch);
+      if (verdict === 'end') return;
+      if (verdict === 'adopted') continue;
+      await reportCounts(state, config, watch, now);
+      if (watch.state === 'deleted') return;
+    }
+  }
+}
+
+/**
+ * What the schedule, read just before an alert, says of it (WATCHDOG_OBEYS_SCHEDULE_PATCH; histories
+ * recorded before it alert as they did): `end` when the job is gone or needs no watchdog (a remove or an
+ * edit whose signal never came), `adopted` when its configuration changed (the deadline is computed
+ * again from it), else `act`.
+ */
+function obey(state: WatchdogState, config: WatchdogConfig, watch: ScheduleWatch): 'end' | 'adopted' | 'act' {
+  if (!patched(WATCHDOG_OBEYS_SCHEDULE_PATCH)) return 'act';
+  if (watch.state === 'deleted' || !watch.config) return 'end';
+  if (JSON.stringify(watch.config) === JSON.stringify(config)) return 'act';
+  state.config = watch.config;
+  return 'adopted';
+}
+
+async function onSuccess(state: WatchdogState, config: WatchdogConfig, run: RunSucceeded): Promise<void> {
+  if (Date.parse(run.at) < Date.parse(state.lastSuccessAt)) return;
+  const since = state.lastSuccessAt;
+  state.lastSuccessAt = run.at;
+  if (!state.silent) return;
+  state.silent = false;
+  if (!config.onSilent) return;
+  await raiseAlert(config.onSilent, {
+    kind: 'recovered',
+    jobId: state.jobId,
+    text: `job "${state.jobId}" recovered: run ${run.workflowId} completed (silent since ${since})`,
+    at: iso(Date.now()),
+    workflowId: run.workflowId,
+    runId: run.runId,
+    lastSuccessAt: since,
+    ...(config.expectSuccessWithinMs !== undefined
+      ? { expectSuccessWithinMs: config.expectSuccessWithinMs }
+      : {}),
+  });
+}
+
+async function raiseSilent(
+  state: WatchdogState,
+  config: WatchdogConfig,
+  watch: ScheduleWatch,
+  now: number,
+): Promise<void> {
+  if (!config.onSilent) return;
+  const why =
+    watch.state === 'deleted'
+      ? 'its schedule is deleted'
+      : watch.state === 'paused'
+        ? 'its schedule is paused'
+        : 'no run completed: check its worker and its failures';
+  await raiseAlert(config.onSilent, {
+    kind: 'silent',
+    jobId: state.jobId,
+    text: `job "${state.jobId}" has had no successful run for ${config.expectSuccessWithinMs} ms (since ${state.lastSuccessAt}): ${why}`,
+    at: iso(now),
+    lastSuccessAt: state.lastSuccessAt,
+    expectSuccessWithinMs: config.expectSuccessWithinMs!,
+    schedule: watch.state,
+  });
+}
+
+/** Reports what the server's counters gained since they were last read; the first read is the baseline. */
+async function reportCounts(
+  state: WatchdogState,
+  config: WatchdogConfig,
+  watch: ScheduleWatch,
+  now: number,
+): Promise<void> {
+  const before = state.counts;
+  const since = state.countsAt;
+  const after = watch.counts;
+  state.countsAt = iso(now);
+  if (!after) return;
+  state.counts = after;
+  const target = config.onMissed;
+  if (!before || !target) return;
+  const gains: [JobAlertEvent['reason'], keyof ScheduleCounts, string][] = [
+    ['catchup-window', 'missedCatchupWindow', 'missed past the catch-up window'],
+    ['overlap', 'overlapSkipped', 'skipped by the overlap policy'],
+  ];
+  for (const [reason, key, what] of gains) {
+    const count = after[key] - before[key];
+    if (count <= 0) continue;
+    await raiseAlert(target, {
+      kind: 'missed',
+      jobId: state.jobId,
+      text: `job "${state.jobId}": ${count} occurrence(s) ${what} since ${since ?? 'the watch began'}`,
+      at: iso(now),
+      reason,
+      count,
+    });
+  }
+}

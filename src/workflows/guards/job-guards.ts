@@ -1,0 +1,212 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  patched,
+  setHandler,
+  proxyActivities,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { JobGuardActivities } from './guard-defs';
+import {
+  releaseSlotSignal,
+  semaphoreWorkflowId,
+  type SemaphoreActivities,
+  type SlotHolder,
+} from '../semaphore/semaphore-defs';
+import type {
+  JobErrorEvent,
+  PipelineProgress,
+  PipelineRunInput,
+  PipelineRunResult,
+  RunJobContext,
+} from '../run-types';
+import { showProgress } from '../run/current-details';
+import { nominalStartIso, reportRunFinished, scheduleLagMs } from '../run/run-finished';
+import { judgedOccurrence } from './coalesce';
+import { judgedBehindPredecessor } from './judged-at';
+import { skippedOutcome, type SkipReason } from '../outcomes';
+import { OUTCOME_SEARCH_ATTRIBUTE } from '../search-attributes';
+import { progressQuery } from '../run/interpreter';
+import { alertIfLate, alertSkipped, reportSuccess } from '../alerts/run-alerts';
+import { horizonRenewalDue } from './horizon-renewal';
+
+/*
+ * The job policies a schedule alone cannot make exact, enforced by the scheduled run itself:
+ * misfireGraceTime (a run starting too late after its nominal time is skipped), maxInstances > 1 (a slot
+ * of the per-job semaphore is held for the whole run), the DST policy's corrections (a fire of Temporal's
+ * that the policy does not run skips itself, reason `dst`), the one-off clean-up, the durable onError hook
+ * and the run's own alerts (onMissed, onLate, the report to the job's watchdog: see run-alerts.ts), and the
+ * renewal of the job's horizon when it nears its end (horizon-renewal.ts).
+ * Runs started outside a schedule (no `input.job`) go straight to the interpreter, so their histories
+ * are unchanged.
+ */
+
+const { tflowAcquireSlot, tflowFinishOneOff } = proxyActivities<SemaphoreActivities & JobGuardActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
+});
+
+// Few attempts: a renewal that fails is asked for again by the job's next run, long before the horizon ends.
+const { tflowRenewHorizon } = proxyActivities<JobGuardActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 3, initialInterval: '1s', maximumInterval: '5s' },
+});
+
+/**
+ * Starts the renewal of the job's horizon when it ends within a year (horizon-renewal.ts), without waiting
+ * for it: the run's steps go on, and the finally of runWithJobGuards awaits it (so it is part of the run's
+ * history, never abandoned). Its failure is logged, never the run's.
+ */
+function startRenewal(job: RunJobContext): Promise<void> | undefined {
+  // Only runs that carry a horizon reach the patch: histories recorded before it never do.
+  if (!job.horizonEnd || !patched('tflow-horizon-renewal')) return undefined;
+  if (!horizonRenewalDue(job.horizonEnd, Date.now())) return undefined;
+  return CancellationScope.nonCancellable(async () => {
+    try {
+      const end = await tflowRenewHorizon(job.jobId);
+      log.info('job horizon renewed', { jobId: job.jobId, horizonEnd: end ?? 'unchanged' });
+    } catch (err) {
+      log.warn('could not renew the job horizon', { jobId: job.jobId, error: String(err) });
+    }
+  });
+}
+
+function skipped(
+  input: PipelineRunInput,
+  job: RunJobContext,
+  reason: SkipReason,
+  lagMs: number | undefined,
+  standsFor: string | undefined,
+): PipelineRunResult {
+  const progress: PipelineProgress = {
+    pipeline: input.spec.name,
+    status: 'skipped',
+    currentStep: null,
+    completed: [],
+  };
+  setHandler(progressQuery, () => progress);
+  showProgress(progress, reason);
+  upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: skippedOutcome(reason) }]);
+  log.info('scheduled run skipped', { jobId: job.jobId, reason });
+  reportRunFinished(input, { status: 'skipped', skipReason: reason, durationMs: 0, lagMs });
+  return { status: 'skipped', skipReason: reason, ...(standsFor ? { standsFor } : {}), steps: [] };
+}
+
+function errorEvent(input: PipelineRunInput, job: RunJobContext, err: unknown): JobErrorEvent {
+  const info = workflowInfo();
+  const failure = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  return {
+    jobId: job.jobId,
+    pipeline: input.spec.name,
+    workflowId: info.workflowId,
+    runId: info.runId,
+    message: failure instanceof Error ? failure.message : String(failure),
+    ...(failure instanceof ApplicationFailure && failure.type ? { type: failure.type } : {}),
+    ...(failure instanceof ApplicationFailure && failure.details?.length
+      ? { details: failure.details[0] }
+      : {}),
+  };
+}
+
+/** Runs the job's onError activity; its own failure is logged, never allowed to hide the run's. */
+async function runOnError(name: string, event: JobErrorEvent): Promise<void> {
+  const hooks = proxyActivities<Record<string, (e: JobErrorEvent) => Promise<unknown>>>({
+    startToCloseTimeout: '1m',
+    retry: { maximumAttempts: 3 },
+  });
+  try {
+    await CancellationScope.nonCancellable(() => hooks[name]!(event));
+  } catch (hookErr) {
+    log.error('onError hook failed', { hook: name, error: String(hookErr) });
+  }
+}
+
+/**
+ * Wraps the pipeline interpreter with the job guards. The interpreter is passed in, so that this file
+ * and the interpreter can change independently.
+ */
+export function runWithJobGuards(
+  input: PipelineRunInput,
+  interpret: (input: PipelineRunInput, lagMs: number | undefined) => Promise<PipelineRunResult>,
+): Promise<PipelineRunResult> {
+  // Not an async frame for runs without a job: every promise a workflow creates costs a stack capture
+  // (the SDK's promise hook for stack-trace queries), so the common path adds none.
+  return input.job ? guarded(input, input.job, interpret) : interpret(input, undefined);
+}
+
+async function guarded(
+  input: PipelineRunInput,
+  job: NonNullable<PipelineRunInput['job']>,
+  interpret: (input: PipelineRunInput, lagMs: number | undefined) => Promise<PipelineRunResult>,
+): Promise<PipelineRunResult> {
+  // Until the interpreter installs its own handler (after the guards), `progress` says the run waits.
+  const waiting: PipelineProgress = {
+    pipeline: input.spec.name,
+    status: 'running',
+    currentStep: null,
+    completed: [],
+  };
+  setHandler(progressQuery, () => waiting);
+  showProgress(waiting, `job ${job.jobId}: checking its misfire grace and instance limit`);
+  let slot: SlotHolder | undefined;
+  let lateAlert: Promise<void> | undefined;
+  let renewal: Promise<void> | undefined;
+  try {
+    renewal = startRenewal(job);
+    const late = scheduleLagMs();
+    // Only runs of a job with a DST policy reach the patch: older histories never carry dstSkips.
+    if (job.dstSkips && patched('tflow-dst-guard')) {
+      const nominal = nominalStartIso();
+      if (nominal && job.dstSkips.includes(nominal)) return skipped(input, job, 'dst', late, undefined);
+    }
+    // A late run of a coalescing job is judged by the latest occurrence it stands for (coalesce.ts); a late
+    // buffered one, when its skipped predecessor was judged (judged-at.ts).
+    const judged: { lateMs: number | undefined; standsFor?: string } = job.coalesce
+      ? await judgedOccurrence(job, late)
+      : await judgedBehindPredecessor(job, late);
+    const { lateMs, standsFor } = judged;
+    if (job.misfireGraceMs !== undefined && lateMs !== undefined && lateMs > job.misfireGraceMs) {
+      await alertSkipped(job, 'misfire', standsFor);
+      return skipped(input, job, 'misfire', late, standsFor);
+    }
+    if (job.maxInstances !== undefined && job.maxInstances > 1) {
+      const info = workflowInfo();
+      const me = { workflowId: info.workflowId, runId: info.runId };
+      if (!(await tflowAcquireSlot({ jobId: job.jobId, max: job.maxInstances, ...me }))) {
+        await alertSkipped(job, 'max-instances', standsFor);
+        return skipped(input, job, 'max-instances', late, standsFor);
+      }
+      slot = me;
+    }
+    lateAlert = alertIfLate(job, standsFor);
+    try {
+      const result = await interpret(input, late);
+      if (result.status === 'completed') await reportSuccess(job);
+      return standsFor ? { ...result, standsFor } : result;
+    } catch (err) {
+      // A cancelled run did not fail: the interpreter may wrap the cancellation, so ask the scope too.
+      const cancelled = isCancellation(err) || CancellationScope.current().consideredCancelled;
+      if (job.onError && !cancelled) await runOnError(job.onError, errorEvent(input, job, err));
+      throw err;
+    }
+  } finally {
+    await CancellationScope.nonCancellable(async () => {
+      await lateAlert;
+      await renewal;
+      if (slot) {
+        try {
+          await getExternalWorkflowHandle(semaphoreWorkflowId(job.jobId)).signal(releaseSlotSignal, slot);
+        } catch (err) {
+          // The semaphore is gone (completed or terminated): nothing holds the slot any more.
+          log.warn('could not release the job slot', { jobId: job.jobId, error: String(err) });
+        }
+      }
+      if (job.once) await tflowFinishOneOff(job.jobId);
+    });
+  }
+}

@@ -1,0 +1,22 @@
+/*
+ * The slot semaphore (one per job for maxInstances, one per pipeline concurrency key). Uses run/ and the
+ * role root.
+ */
+export {
+  acquireSlotUpdate,
+  concurrencySemaphoreId,
+  holdersQuery,
+  queueForSlotUpdate,
+  releaseSlotSignal,
+  SEMAPHORE_LIVENESS_PATCH,
+  SEMAPHORE_WORKFLOW_TYPE,
+  type SemaphoreActivities,
+  type SemaphoreState,
+  semaphoreWorkflowId,
+  SLOT_REASK_PATCH,
+  slotGrantedSignal,
+  type SlotHolder,
+  type SlotRequest,
+  waitingQuery,
+} from './semaphore-defs';
+export { jobSemaphoreWorkflow } from './semaphore-workflow';

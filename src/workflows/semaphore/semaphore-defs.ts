@@ -1,0 +1,90 @@
+/*
+ * Names and shapes of the per-job semaphore, shared by the semaphore workflow, the pipeline run that holds
+ * a slot and the activity that asks for one. Persisted in histories: never rename the type, update or
+ * signal names; add optional fields only.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+
+/** Workflow type of the per-job semaphore. */
+export const SEMAPHORE_WORKFLOW_TYPE = 'jobSemaphoreWorkflow';
+
+/** Workflow id of the semaphore of a job: one per job id, in the job's namespace. */
+export function semaphoreWorkflowId(jobId: string): string {
+  return `tflow-semaphore:${jobId}`;
+}
+
+/** A run holding (or asking for) a slot. */
+export interface SlotHolder {
+  workflowId: string;
+  runId: string;
+}
+
+export interface SlotRequest extends SlotHolder {
+  /** The job's maxInstances, or the concurrency key's limit: the request is refused when this many runs hold a slot. */
+  max: number;
+}
+
+/**
+ * Workflow id of the semaphore of a pipeline's concurrency key (`pipeline(name, { concurrencyKey,
+ * maxConcurrent })`): one per pipeline name and key, in the namespace, whatever started the run.
+ */
+export function concurrencySemaphoreId(pipeline: string, key: string): string {
+  return `tflow-concurrency:${pipeline}:${key}`;
+}
+
+/** State carried across continue-as-new. */
+export interface SemaphoreState {
+  holders: SlotHolder[];
+  /** Runs waiting for a slot, first come first served (`queueForSlot`); absent before it existed. */
+  waiting?: SlotRequest[];
+  /**
+   * When the next liveness check is due (epoch ms), so that a continue-as-new does not put it off;
+   * absent before {@link SEMAPHORE_LIVENESS_PATCH}.
+   */
+  livenessCheckDueAt?: number;
+}
+
+/**
+ * Patch of the semaphore's liveness check: a check frees only the runs it asked about and found dead (never
+ * a run that asked or was granted a slot while it waited for the answer), one check runs at a time, a
+ * check that cannot get an answer frees nothing, and checks run every minute counted
+ * from the last one, whatever the traffic (before, every request or release put the check off again).
+ */
+export const SEMAPHORE_LIVENESS_PATCH = 'tflow-semaphore-liveness-checked';
+
+/**
+ * Patch of a run waiting in a concurrency key's line: it waits for `slotGranted` at most
+ * a minute, then asks the semaphore again (before, it waited for good). Asking again is
+ * idempotent: a run in line keeps its place, a run granted meanwhile gets `granted`, a run the semaphore
+ * does not know (a semaphore terminated or reset by hand) is queued again, by a new semaphore if need be.
+ */
+export const SLOT_REASK_PATCH = 'tflow-concurrency-slot-reask';
+
+/** Update: true when the slot is granted (idempotent for a holder that has it), false when the job is full. */
+export const acquireSlotUpdate = defineUpdate<boolean, [SlotRequest]>('acquireSlot');
+/** Signal: the run gives its slot back (sent from its `finally`, even on failure or cancellation). */
+export const releaseSlotSignal = defineSignal<[SlotHolder]>('releaseSlot');
+/** Query: the runs holding a slot now. */
+export const holdersQuery = defineQuery<SlotHolder[]>('holders');
+/**
+ * Update: a slot now (`granted`), or a place in the queue (`queued`): the semaphore then signals
+ * {@link slotGrantedSignal} to the run when a slot frees up, in the order the runs queued.
+ */
+export const queueForSlotUpdate = defineUpdate<'granted' | 'queued', [SlotRequest]>('queueForSlot');
+/** Signal to a queued run: it holds a slot now. */
+export const slotGrantedSignal = defineSignal('slotGranted');
+/** Query: the runs waiting for a slot, first in line first. */
+export const waitingQuery = defineQuery<SlotHolder[]>('waiting');
+
+/**
+ * The semaphore's activities (activities/scheduler-activities.ts implements them; persisted names: never
+ * rename one).
+ */
+export interface SemaphoreActivities {
+  /** A slot of a job's semaphore, starting the semaphore if it is not running. */
+  tflowAcquireSlot: (req: SlotRequest & { jobId: string }) => Promise<boolean>;
+  /** A slot of a concurrency key's semaphore, or a place in its queue. */
+  tflowQueueForSlot: (req: SlotRequest & { semaphoreId: string }) => Promise<'granted' | 'queued'>;
+  /** Which of these holders still run (`<workflowId>/<runId>`). */
+  tflowLiveHolders: (holders: SlotHolder[]) => Promise<string[]>;
+}
