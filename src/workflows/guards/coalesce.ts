@@ -1,4 +1,5 @@
 import { log, patched, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { COALESCE_PATCH } from './guard-defs';
 import { tflowLatestOccurrence } from './lookup-activities';
 import { STANDS_FOR_MEMO, type RunJobContext } from '../run-types';
 
@@ -8,11 +9,9 @@ import { STANDS_FOR_MEMO, type RunJobContext } from '../run-types';
  * a worker picks it up, it stands for the latest of them, as APScheduler's coalesce=True runs the latest
  * missed run time once: the misfire grace counts from that occurrence.
  *
- * Persisted: the patch id below, the activity name and the memo key (STANDS_FOR_MEMO).
+ * Persisted: the patch id (COALESCE_PATCH, guard-defs.ts), the activity name and the memo key
+ * (STANDS_FOR_MEMO).
  */
-
-/** Patch marker of runs that may stand for a later occurrence. Never rename. */
-export const COALESCE_PATCH = 'tflow-coalesce-latest-occurrence';
 
 /**
  * Temporal fires a schedule at most once a second (second resolution, intervals of 1 s or more, jitter

@@ -1,8 +1,17 @@
 /*
  * The activities the job guards (job-guards.ts, coalesce.ts, judged-at.ts) call, and what they are asked:
  * implemented in activities/scheduler-activities.ts. Activity names are persisted in histories: never
- * rename one; add optional fields only.
+ * rename one; add optional fields only. The guards' patch ids are here too: never rename one.
  */
+
+/** Patch marker of runs that may stand for a later occurrence (coalesce.ts). */
+export const COALESCE_PATCH = 'tflow-coalesce-latest-occurrence';
+/** Patch marker of late runs that may be judged when they could have started (judged-at.ts). */
+export const JUDGED_AT_PATCH = 'tflow-buffered-judged-at';
+/** Patch marker of runs that renew their job's horizon (job-guards.ts). */
+export const HORIZON_RENEWAL_PATCH = 'tflow-horizon-renewal';
+/** Patch marker of runs that the DST policy may skip (job-guards.ts). */
+export const DST_GUARD_PATCH = 'tflow-dst-guard';
 
 /** What `tflowLatestOccurrence` is asked. Times are ISO 8601 strings (activity input is JSON). */
 export interface LatestOccurrenceRequest {

@@ -11,7 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { JobGuardActivities } from './guard-defs';
+import { DST_GUARD_PATCH, HORIZON_RENEWAL_PATCH, type JobGuardActivities } from './guard-defs';
 import {
   releaseSlotSignal,
   semaphoreWorkflowId,
@@ -64,7 +64,7 @@ const { tflowRenewHorizon } = proxyActivities<JobGuardActivities>({
  */
 function startRenewal(job: RunJobContext): Promise<void> | undefined {
   // Only runs that carry a horizon reach the patch: histories recorded before it never do.
-  if (!job.horizonEnd || !patched('tflow-horizon-renewal')) return undefined;
+  if (!job.horizonEnd || !patched(HORIZON_RENEWAL_PATCH)) return undefined;
   if (!horizonRenewalDue(job.horizonEnd, Date.now())) return undefined;
   return CancellationScope.nonCancellable(async () => {
     try {
@@ -160,7 +160,7 @@ async function guarded(
     renewal = startRenewal(job);
     const late = scheduleLagMs();
     // Only runs of a job with a DST policy reach the patch: older histories never carry dstSkips.
-    if (job.dstSkips && patched('tflow-dst-guard')) {
+    if (job.dstSkips && patched(DST_GUARD_PATCH)) {
       const nominal = nominalStartIso();
       if (nominal && job.dstSkips.includes(nominal)) return skipped(input, job, 'dst', late, undefined);
     }

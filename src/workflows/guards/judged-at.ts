@@ -1,4 +1,5 @@
 import { log, patched, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { JUDGED_AT_PATCH } from './guard-defs';
 import { tflowJudgedAt } from './lookup-activities';
 import { FIRST_TASK_MEMO, JUDGED_AT_MEMO, type RunJobContext } from '../run-types';
 
@@ -10,11 +11,9 @@ import { FIRST_TASK_MEMO, JUDGED_AT_MEMO, type RunJobContext } from '../run-type
  * late run queued behind its predecessor is judged when it could have started (the rule:
  * src/activities/guards/judged-at-lookup.ts), and records the instant it was judged at for its successor.
  *
- * Persisted: the patch id below, the activity name and the memo keys (JUDGED_AT_MEMO, FIRST_TASK_MEMO).
+ * Persisted: the patch id (JUDGED_AT_PATCH, guard-defs.ts), the activity name and the memo keys
+ * (JUDGED_AT_MEMO, FIRST_TASK_MEMO).
  */
-
-/** Patch marker of late runs that may be judged when they could have started. Never rename. */
-export const JUDGED_AT_PATCH = 'tflow-buffered-judged-at';
 
 /**
  * A run less than a second late asks nothing and is judged at its first workflow task: it can only have
