@@ -5,7 +5,9 @@
  * queue and the alerts the receiver got. Each invariant, exactly:
  *
  * I1 one outcome per nominal time. For each job, the model lists the nominal times of its trigger and of
- *    its backfill windows, each either CERTAIN (the job was surely active then: created, not paused, not
+ *    its backfill windows, each either CERTAIN (the job was surely active then: live (after its schedule's
+ *    own `createdAt`, when Temporal's schedule workflow first ran, which a loaded server can put seconds
+ *    after the create call returned; times before it are never processed nor counted), not paused, not
  *    removed, with no state call of the job in flight within SLACK_MS of it) or AMBIGUOUS (a call that
  *    could change it was in flight, or failed, or a trigger call ran in the same second). Then:
  *    (a) no nominal time has two runs; (b) no run exists for a time the job was surely inactive (before
@@ -102,8 +104,12 @@ function stateOf(job: JobLife, h: History): (t: number) => State {
       if (f.kind !== 'worker-kill' && f.t1 <= c.t0 && c.t0 - f.t1 < CATCH_UP_MS) lo = Math.min(lo, f.t0);
     return { lo, hi: c.t1 + SLACK_MS };
   };
+  // Live from the schedule's own start (its createdAt, read back), which can come seconds after the
+  // create call returned; unread, the job may or may not be live until a later state call says.
   const windows: Window[] = [
-    { ...widen(job.create), lo: job.create.t0, effect: job.create.ok ? 'active' : 'unknown', removes: false },
+    job.create.ok && job.createdAt !== undefined
+      ? { lo: job.createdAt, hi: job.createdAt + 1_000, effect: 'active', removes: false }
+      : { lo: job.create.t0, hi: job.create.t1 + SLACK_MS, effect: 'unknown', removes: false },
   ];
   const states = [...job.states];
   if (job.finalPause) states.push({ ...job.finalPause, kind: 'pause' });

@@ -42,6 +42,8 @@ export interface JobLife {
   /** A modify call dropped the grace (or may have). */
   graceRemoved: boolean;
   create: Call;
+  /** When the schedule began processing its times (its `info.createdAt`), when read. */
+  createdAt?: number;
   /** pause / resume / remove, in the order they were sent. */
   states: (Call & { kind: 'pause' | 'resume' | 'remove' })[];
   triggers: Call[];
@@ -226,6 +228,12 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
             })
           : scheduler.scheduleAt(jobPipeline, { ...common, runAt: (trigger as { runAt: Date }).runAt }),
     );
+    // A schedule starts processing its times at its own workflow's first task (Temporal's createTime),
+    // which a loaded or restarting server may run seconds after the create call returned.
+    if (life.create.ok)
+      await call('describe', async () => {
+        life.createdAt = (await scheduler.client.schedule.getHandle(id).describe()).info.createdAt.getTime();
+      });
   }
 
   async function runOp(op: Op): Promise<void> {
@@ -368,32 +376,39 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   log(`plan done in ${h.restAt - started} ms; bringing the system to rest`);
   await ensureWorkers();
 
-  // At rest: every job paused (its counters then stop moving), read, removed.
+  // At rest: every job paused (its counters then stop moving), read, removed; the jobs side by side.
   const c = clients[0]!;
-  for (const job of h.jobs) {
-    if (job.states.some((s) => s.kind === 'remove' && s.ok)) continue;
-    // A job whose create or removal failed may or may not exist: one try, no waiting on a missing one.
-    const unsure = !job.create.ok || job.states.some((s) => s.kind === 'remove');
-    job.finalPause = await call('pause', () =>
-      unsure
-        ? c.scheduler.pauseJob(job.id)
-        : persist('final pause', 60_000, () => c.scheduler.pauseJob(job.id)),
-    );
-  }
-  log(`rest: ${h.jobs.filter((j) => j.finalPause?.ok).length} jobs paused (${Date.now() - h.restAt} ms)`);
+  const live = h.jobs.filter((job) => !job.states.some((s) => s.kind === 'remove' && s.ok));
+  await Promise.all(
+    live.map(async (job) => {
+      // A job whose create or removal failed may or may not exist: one try, no waiting on a missing one.
+      const unsure = !job.create.ok || job.states.some((s) => s.kind === 'remove');
+      job.finalPause = await call('pause', () =>
+        unsure
+          ? c.scheduler.pauseJob(job.id)
+          : persist('final pause', 60_000, () => c.scheduler.pauseJob(job.id)),
+      );
+    }),
+  );
+  log(`rest: ${live.filter((j) => j.finalPause?.ok).length} jobs paused (${Date.now() - h.restAt} ms)`);
   await sleep(3_000);
-  for (const job of h.jobs) {
-    if (!job.finalPause?.ok) continue;
-    // Temporal's own counts of what it did not start, and the runs it still held back (buffered).
-    const d = await persist('final describe', 60_000, () => c.client.schedule.getHandle(job.id).describe());
-    job.counters = {
-      skippedOverlap: d.info.numActionsSkippedOverlap,
-      missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
-      buffered: Number(d.raw.info?.bufferSize ?? 0),
-    };
-    await persist('final remove', 60_000, () => c.scheduler.removeJob(job.id));
-  }
-
+  await Promise.all(
+    live
+      .filter((job) => job.finalPause?.ok)
+      .map(async (job) => {
+        // Temporal's own counts of what it did not start, and the runs it still held back (buffered).
+        const d = await persist('final describe', 60_000, () =>
+          c.client.schedule.getHandle(job.id).describe(),
+        );
+        job.createdAt ??= d.info.createdAt.getTime();
+        job.counters = {
+          skippedOverlap: d.info.numActionsSkippedOverlap,
+          missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
+          buffered: Number(d.raw.info?.bufferSize ?? 0),
+        };
+        await persist('final remove', 60_000, () => c.scheduler.removeJob(job.id));
+      }),
+  );
   log(`rest: counters read, jobs removed (${Date.now() - h.restAt} ms)`);
   // Every pipeline run of the queue must end by itself within QUIESCE_MS.
   const running = `TaskQueue = '${taskQueue}' AND WorkflowType = 'pipelineWorkflow' AND ExecutionStatus = 'Running'`;
