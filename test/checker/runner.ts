@@ -37,10 +37,8 @@ export interface JobLife {
   id: string;
   spec: JobSpec;
   trigger: Trigger;
-  /** The grace values the job ever had (ms), for the misfire check. */
-  graces: number[];
-  /** A modify call dropped the grace (or may have). */
-  graceRemoved: boolean;
+  /** The job's misfire grace (ms, null: none) as created and as each modify call set it, for I1d. */
+  graces: (Call & { ms: number | null })[];
   create: Call;
   /** When the schedule began processing its times (its `info.createdAt`), when read. */
   createdAt?: number;
@@ -50,7 +48,13 @@ export interface JobLife {
   backfills: (Call & { from: number; to: number })[];
   /** The checker's own pause before it read the counters (quiesce); absent if the job was removed before. */
   finalPause?: Call;
-  counters?: { skippedOverlap: number; missedCatchupWindow: number; buffered: number };
+  counters?: {
+    skippedOverlap: number;
+    missedCatchupWindow: number;
+    /** Runs held back when the job was read (its buffer), and those dropped from a full buffer. */
+    buffered: number;
+    bufferDropped: number;
+  };
   runs: JobRun[];
 }
 
@@ -209,8 +213,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       id,
       spec,
       trigger,
-      graces: spec.graceS ? [spec.graceS * 1000] : [],
-      graceRemoved: false,
+      graces: [],
       create: { t0: 0, t1: 0, ok: false },
       states: [],
       triggers: [],
@@ -228,6 +231,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
             })
           : scheduler.scheduleAt(jobPipeline, { ...common, runAt: (trigger as { runAt: Date }).runAt }),
     );
+    life.graces.push({ ...life.create, ms: spec.graceS ? spec.graceS * 1000 : null });
     // A schedule starts processing its times at its own workflow's first task (Temporal's createTime),
     // which a loaded or restarting server may run seconds after the create call returned.
     if (life.create.ok)
@@ -244,15 +248,14 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       case 'modify': {
         const job = jobOf(op.job);
         if (!job) return;
-        if (op.graceS !== null) job.graces.push(op.graceS * 1000);
-        else job.graceRemoved = true;
-        await call('modify', () =>
+        const c = await call('modify', () =>
           anyClient().scheduler.modifyJob(job.id, {
             args: [{ ms: op.ms }],
             note: `modified by op at ${new Date().toISOString()}`,
             misfireGraceTime: op.graceS === null ? undefined : `${op.graceS}s`,
           }),
         );
+        job.graces.push({ ...c, ms: op.graceS === null ? null : op.graceS * 1000 });
         return;
       }
       case 'pause':
@@ -405,6 +408,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
           skippedOverlap: d.info.numActionsSkippedOverlap,
           missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
           buffered: Number(d.raw.info?.bufferSize ?? 0),
+          bufferDropped: Number(d.raw.info?.bufferDropped ?? 0),
         };
         await persist('final remove', 60_000, () => c.scheduler.removeJob(job.id));
       }),
