@@ -190,8 +190,10 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     const live = h.jobs.filter((j) => !j.states.some((s) => s.kind === 'remove'));
     if (live.length >= MAX_LIVE_JOBS) {
       const oldest = live[0]!;
-      const c = await call('remove', () => scheduler.removeJob(oldest.id));
-      oldest.states.push({ ...c, kind: 'remove' });
+      // Marked before the call: creates in flight at once each pick a different job to remove.
+      const entry: JobLife['states'][number] = { t0: Date.now(), t1: 0, ok: false, kind: 'remove' };
+      oldest.states.push(entry);
+      Object.assign(entry, await call('remove', () => scheduler.removeJob(oldest.id)));
     }
     const common = {
       jobId: id,
