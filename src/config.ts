@@ -8,7 +8,6 @@ import {
 } from '@temporalio/envconfig';
 import type { TLSConfig } from '@temporalio/client';
 import type { LogLevel } from '@temporalio/common';
-import { DEFAULT_SCHEDULE_START_RPS } from './devserver/dynamic-config';
 import { InvalidArgumentError } from './errors';
 import { AesGcmPayloadCodec } from './codec/aes-gcm-codec';
 import { parseCodecKeys } from './codec/keys';
@@ -19,6 +18,13 @@ import { parseCodecKeys } from './codec/keys';
  * TEMPORAL_CONFIG_FILE, TEMPORAL_GRPC_META_*) and the TOML profiles that the `temporal` CLI and every SDK
  * share. Our own variables (TFLOW_*, TEMPORAL_CLI) cover only what the standard has no name for.
  */
+
+/**
+ * Scheduled workflow starts per second the embedded server allows per namespace (its dynamic config,
+ * devserver/dynamic-config.ts): high enough that 1,000 jobs due at one instant are not queued behind the
+ * server's rate limiter.
+ */
+export const DEFAULT_SCHEDULE_START_RPS = 1000;
 
 /**
  * A setting that cannot be used: `field` is the variable or file at fault (e.g.

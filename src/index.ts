@@ -129,13 +129,12 @@ export type {
   ScheduledJob,
   JobListing,
   JobFilter,
-  JobRun,
-  JobRunStatus,
   JobHistoryOptions,
   JobStats,
   JobCounters,
   RecentRun,
 } from './client/job-types';
+export type { JobRun, JobRunStatus } from './client/run-types';
 export {
   JobAlreadyExistsError,
   JobConflictError,
@@ -146,6 +145,9 @@ export {
   CredentialsRejectedError,
   RunNotFoundError,
 } from './client/errors';
+export type { WriteError } from './client/errors';
+export { findJobDisagreements, repairJobDisagreement } from './client/job-repair';
+export type { JobDisagreement, JobDisagreementKind, JobRepairOptions } from './client/job-repair';
 export { connectToTemporal } from './client/connect';
 export {
   setupNamespace,

@@ -1,12 +1,16 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { describeValue } from '../errors';
-import { logEvent, TFLOW_EVENTS } from '../worker/run-events';
 import { describeScheduleIfAny } from '../client/describe-schedule';
 import { compileAlerts } from '../client/job-alerts';
 import { decodeJobRecord } from '../client/job-record';
-import type { AlertKind, CompiledAlertTarget, JobAlertEvent } from '../workflows/alert-types';
-import type { ScheduleWatch } from '../workflows/job-watchdog-defs';
+import type {
+  AlertDeliveryActivities,
+  AlertKind,
+  CompiledAlertTarget,
+  JobAlertEvent,
+} from '../workflows/alert-types';
+import type { ScheduleWatch, WatchdogActivities } from '../workflows/job-watchdog-defs';
 
 /*
  * Built-in activities of the durable alerts. Their names are persisted in histories: never rename one.
@@ -38,6 +42,22 @@ export interface AlertActivitiesOptions {
   handlers: Record<string, AlertHandler>;
   /** Called after each delivery attempt (metrics). */
   onDelivery?: (delivery: AlertDelivery) => void;
+  /** Writes the `alert.sent` event line of each attempt (the worker's run-events log). */
+  logAlertSent: (fields: AlertSentFields) => void;
+}
+
+/** The fields of one attempt's `alert.sent` event line. */
+export interface AlertSentFields {
+  job: string;
+  workflowId: string | undefined;
+  runId: string | undefined;
+  nominalTime: string | undefined;
+  kind: AlertKind;
+  /** The webhook's host, or the alert activity's name. */
+  target: string;
+  outcome: AlertDelivery['outcome'];
+  attempt: number;
+  error: string | undefined;
 }
 
 /** POSTs the event as JSON; a 2xx is delivered, 408/429/5xx and network errors are retried, other 4xx are not. */
@@ -59,7 +79,9 @@ async function postWebhook(
 }
 
 /** The alert activities of one worker. */
-export function createAlertActivities(opts: AlertActivitiesOptions) {
+export function createAlertActivities(
+  opts: AlertActivitiesOptions,
+): AlertDeliveryActivities & WatchdogActivities {
   return {
     /** Delivers one alert to its target: a POST to the webhook, or the named activity called in place. */
     async tflowDeliverAlert(target: CompiledAlertTarget, event: JobAlertEvent): Promise<void> {
@@ -74,7 +96,7 @@ export function createAlertActivities(opts: AlertActivitiesOptions) {
             ? { error: error instanceof Error ? error.message : describeValue(error) }
             : {}),
         };
-        logEvent(TFLOW_EVENTS.alertSent, {
+        opts.logAlertSent({
           job: event.jobId,
           workflowId: event.workflowId,
           runId: event.runId,
@@ -127,6 +149,3 @@ export function createAlertActivities(opts: AlertActivitiesOptions) {
     },
   };
 }
-
-/** The alert activities, as workflows proxy them. */
-export type AlertActivities = ReturnType<typeof createAlertActivities>;

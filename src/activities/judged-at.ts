@@ -7,6 +7,7 @@ import {
 import { describeScheduleIfAny } from '../client/describe-schedule';
 import { skipReasonOf } from '../workflows/outcomes';
 import { FIRST_TASK_MEMO, JUDGED_AT_MEMO } from '../workflows/run-types';
+import type { JudgedAtRequest } from '../workflows/job-guard-defs';
 import { OUTCOME_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
 
 /*
@@ -17,18 +18,6 @@ import { OUTCOME_SEARCH_ATTRIBUTE } from '../workflows/search-attributes';
  * been skipped or has finished: a buffered run is judged at that instant, so Temporal's own time between
  * runs does not count against the grace, while the job's work and any wait for a worker do.
  */
-
-/** What {@link queuedJudgedAt} is asked. Times are ISO 8601 strings (activity input is JSON). */
-export interface JudgedAtRequest {
-  jobId: string;
-  /** The asking run. */
-  workflowId: string;
-  runId: string;
-  /** The run's nominal time. */
-  nominal: string;
-  /** Its first workflow task: when a worker first handled it. */
-  firstTask: string;
-}
 
 /** The run the schedule started just before `workflowId`, from the schedule's recent actions. */
 function predecessorOf(

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { describeScheduleIfAny } from '../client/describe-schedule';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
+import type { LatestOccurrenceRequest } from '../workflows/job-guard-defs';
 
 /*
  * Which occurrence a late run of a coalescing job stands for, asked of the server: its
@@ -12,17 +13,6 @@ import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 const SERVER_PAGE = 1000;
 /** First look-back window; quadrupled until a fire time shows up or the window reaches the lower bound. */
 const FIRST_WINDOW_MS = 60_000;
-
-/** What {@link latestOccurrence} is asked. Times are ISO 8601 strings (activity input is JSON). */
-export interface LatestOccurrenceRequest {
-  jobId: string;
-  /** Id of the asking run: its own action does not bound the search. */
-  workflowId: string;
-  /** The run's nominal time: occurrences strictly after it count. */
-  after: string;
-  /** When a worker first handled the run: occurrences due by then count. */
-  until: string;
-}
 
 /** Fire times in (fromMs, toMs], all of them (the server pages at 1,000). */
 async function matchingTimes(client: Client, jobId: string, fromMs: number, toMs: number): Promise<number[]> {

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { TflowEnv } from '../config';
 import { RUN_STATUSES } from '../client/run-list';
-import type { JobRunStatus } from '../client/job-types';
+import type { JobRunStatus } from '../client/run-types';
 import { withConnectionFlags } from './connection';
 import {
   cliPipelineClient,

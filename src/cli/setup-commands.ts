@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { codecDataConverter } from '../codec/data-converter';
 import { connectionOptions, payloadCodecFromEnv, type TflowEnv } from '../config';
 import { runDoctor } from '../setup/doctor';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
 import type { DoctorReport } from '../setup/doctor-types';
 import { formatRetention } from '../setup/retention';
 import { setupNamespace, type SetupReport } from '../setup/setup-namespace';
@@ -82,16 +83,36 @@ export function registerSetupCommands(program: Command, env: TflowEnv): void {
     env,
   )
     .option('--task-queue <name>', 'task queue the workers should poll', env.taskQueue)
+    .option(
+      '--repair',
+      "repair the jobs whose schedule and watchdog disagree (start a missing watchdog, end an orphaned one, send a one-off's owed run)",
+    )
+    .option(
+      '--watchdog-task-queue <name>',
+      "task queue of the watchdogs --repair starts (the schedulers' watchdogTaskQueue)",
+      DEFAULT_WATCHDOG_TASK_QUEUE,
+    )
     .option('--json', 'print JSON')
-    .action(async (opts: ConnectionFlags & { taskQueue: string; json?: boolean }) => {
-      const codec = payloadCodecFromEnv(env); // TFLOW_CODEC_KEYS: the jobs' payloads are encrypted
-      const report = await runDoctor({
-        connection: connectionOptions(env, opts.address ?? DEFAULT_ADDRESS),
-        namespace: opts.namespace ?? env.namespace,
-        taskQueue: opts.taskQueue,
-        ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
-      });
-      console.log(opts.json ? JSON.stringify(report, null, 2) : doctorLines(report).join('\n'));
-      if (!report.ok) process.exitCode = 1;
-    });
+    .action(
+      async (
+        opts: ConnectionFlags & {
+          taskQueue: string;
+          repair?: boolean;
+          watchdogTaskQueue: string;
+          json?: boolean;
+        },
+      ) => {
+        const codec = payloadCodecFromEnv(env); // TFLOW_CODEC_KEYS: the jobs' payloads are encrypted
+        const report = await runDoctor({
+          connection: connectionOptions(env, opts.address ?? DEFAULT_ADDRESS),
+          namespace: opts.namespace ?? env.namespace,
+          taskQueue: opts.taskQueue,
+          repair: opts.repair ?? false,
+          watchdogTaskQueue: opts.watchdogTaskQueue,
+          ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
+        });
+        console.log(opts.json ? JSON.stringify(report, null, 2) : doctorLines(report).join('\n'));
+        if (!report.ok) process.exitCode = 1;
+      },
+    );
 }

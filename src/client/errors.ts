@@ -239,3 +239,19 @@ export function translateScheduleError(err: unknown, jobId: string): never {
   if (noCodec) throw noCodec;
   translateServiceError(err);
 }
+
+/**
+ * An error of a write whose rollback failed too (e.g. a new job whose watchdog could not start, and whose
+ * schedule could not then be deleted): the write's own error stays the one thrown, and the rollback's
+ * error rides along as `rollbackError`. The job is then left half-written; `tflow doctor` reports it and
+ * `tflow doctor --repair` completes it (docs/operations.md).
+ */
+export type WriteError = Error & { readonly rollbackError?: unknown };
+
+/** Attaches a failed rollback's error to the error that caused the rollback, and returns the latter. */
+export function withRollbackError(err: unknown, rollbackError: unknown): unknown {
+  if (typeof err === 'object' && err !== null) {
+    Object.defineProperty(err, 'rollbackError', { value: rollbackError, enumerable: true });
+  }
+  return err;
+}

@@ -142,9 +142,16 @@ export function jobFromDescription(d: ScheduleDescription): JobDescription {
   };
 }
 
-/** A one-off job that has used its single run: gone for the user, even before its clean-up deletes it. */
+/**
+ * A one-off job that has used its single run: gone for the user, even before its clean-up deletes it. Its
+ * own run stands for its runAt's second (scheduled, or backfilled when it was due); the runs of what the
+ * job was before a replaceExisting stand for earlier times and do not count, so a one-off whose run is
+ * still owed stays listed.
+ */
 export function isSpentOneOff(job: JobSummary): boolean {
-  return !job.foreign && 'runAt' in job.trigger && job.nextRunTimes.length === 0 && job.recentRuns.length > 0;
+  if (job.foreign || !('runAt' in job.trigger) || job.nextRunTimes.length > 0) return false;
+  const second = Math.floor(new Date(job.trigger.runAt).getTime() / 1000) * 1000;
+  return job.recentRuns.some((r) => r.scheduledAt.getTime() >= second);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { SKIPPED_OUTCOMES } from '../workflows/outcomes';
 import { PIPELINE_WORKFLOW_TYPE } from '../workflows/run-types';
 import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_BY_ID_ATTRIBUTE } from '../workflows/search-attributes';
-import { queryLiteral } from './job-history';
+import { queryLiteral } from './run-visibility';
 import type { JobDescription, JobStats } from './job-types';
 
 /*

@@ -1,7 +1,6 @@
 import type { JobPolicies } from '../schedule/policies';
 import type { JobAlerts } from './job-alerts';
 import type { Trigger } from '../schedule/trigger-types';
-import type { SkipReason } from '../workflows/outcomes';
 
 /*
  * What PipelineScheduler returns about jobs and their runs: a `JobSummary` from listings, a
@@ -9,7 +8,7 @@ import type { SkipReason } from '../workflows/outcomes';
  * beside the scheduler (JobOptions) and in schedule/ (triggers, policies).
  */
 
-/** A run the schedule started (from the schedule itself; see {@link JobRun} for the full record). */
+/** A run the schedule started (from the schedule itself; see `JobRun` in run-types.ts for the full record). */
 export interface RecentRun {
   /** Nominal time: when the run was due. */
   scheduledAt: Date;
@@ -132,49 +131,6 @@ export interface JobFilter {
    * counters. @default false
    */
   details?: boolean;
-}
-
-export type JobRunStatus =
-  | 'running'
-  | 'completed'
-  | 'failed'
-  | 'skipped'
-  | 'cancelled'
-  | 'terminated'
-  | 'timed-out'
-  | 'continued-as-new';
-
-/** One pipeline run (of a job, or started by PipelineClient), from Temporal visibility. */
-export interface JobRun {
-  workflowId: string;
-  runId: string;
-  /** Name of the pipeline (the `TflowPipeline` search attribute; absent on runs of foreign schedules). */
-  pipeline?: string;
-  /** Id of the job whose schedule started the run (absent on runs started otherwise). */
-  jobId?: string;
-  status: JobRunStatus;
-  /** Why the run skipped its steps (status `skipped`). */
-  skipReason?: SkipReason;
-  /** Nominal time (`TemporalScheduledStartTime`): when the run was due. */
-  scheduledAt?: Date;
-  /**
-   * A late run of a coalescing job (overlap SKIP): the latest missed occurrence it stood for, from which
-   * its misfire grace was measured. Absent when the run stood for its own nominal time.
-   */
-  standsFor?: Date;
-  /**
-   * A run of a job that does not coalesce and has a misfire grace, a second or more late at its first
-   * workflow task: the instant it was judged against the grace. When it was queued behind its predecessor
-   * (overlap BUFFER_ALL or BUFFER_ONE), the instant it could have started had Temporal started each queued
-   * run at once, plus its own wait for a worker; else its first workflow task. Absent on other runs
-   * (judged at their first workflow task).
-   */
-  judgedAt?: Date;
-  startedAt: Date;
-  closedAt?: Date;
-  durationMs?: number;
-  /** Failure message of a failed run. */
-  failure?: string;
 }
 
 export interface JobHistoryOptions {

@@ -1,17 +1,29 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
 import {
   JOB_WATCHDOG_WORKFLOW_TYPE,
   reconfigureSignal,
   watchdogWorkflowId,
   type WatchdogState,
 } from '../workflows/job-watchdog-defs';
+import { compileAlerts } from './job-alerts';
+import { decodeJobRecord } from './job-record';
 
 /*
- * The client side of a job's watchdog (src/workflows/job-watchdog-workflow.ts). The watchdog reads the
- * job's alerts from the schedule itself whenever it is told the job changed, so writers never send it a
- * configuration that a concurrent write could make stale: the last read wins, and it follows the last
- * write. It ends by itself once the job is removed or needs no watchdog.
+ * The client side of a job's watchdog (src/workflows/job-watchdog-workflow.ts). The schedule's record is
+ * the job's one source of truth: the watchdog reads the job's alerts from the schedule itself whenever it
+ * is told the job changed, and again before each alert it raises, so writers never send it a
+ * configuration that a concurrent write could make stale, and a write whose signal never came (the
+ * writer died, the server went away) is obeyed all the same at the watchdog's next wake-up. The one thing
+ * a watchdog cannot do for itself is start: every write of a job that needs one ends with an idempotent
+ * signal-with-start (one watchdog per job id), and a job left without one (its writer died between the
+ * two calls) is found and repaired by `tflow doctor --repair` (client/job-repair.ts) or by its next write.
  */
+
+/** Whether the job, as this description of its schedule holds it, needs a watchdog. */
+export function needsWatchdog(d: ScheduleDescription | undefined): boolean {
+  const alerts = d && decodeJobRecord(undefined, d.action.memo)?.alerts;
+  return alerts !== undefined && compileAlerts(alerts).watchdog !== undefined;
+}
 
 /**
  * Tells the job's watchdog that the job changed. `start`: the job needs a watchdog (one is started when

@@ -111,6 +111,29 @@ export function createOptions(n: NewJob) {
 export const FINISHED_MEMO_KEY = 'tflowFinished';
 
 /**
+ * Key of the action memo's mark on a one-off rewritten to run at once (ISO 8601 second of its run).
+ * Persisted. An update cannot carry a backfill, so the rewrite takes two calls: the update (no scheduled
+ * action left) then the backfill. The mark, written by the first, says a run is owed: if the second never
+ * lands, `tflow doctor` reports the job and `--repair` sends the backfill (client/job-repair.ts), and
+ * listings keep showing the job until its run exists.
+ */
+export const DUE_MEMO_KEY = 'tflowDue';
+
+/** The action memo with the due mark set for `due`, or removed. */
+function withDueMark(memo: Record<string, unknown> | undefined, due: DueOneOff | undefined) {
+  const { [DUE_MEMO_KEY]: _old, ...rest } = memo ?? {};
+  return due ? { ...rest, [DUE_MEMO_KEY]: due.at.toISOString() } : rest;
+}
+
+/** The second a one-off's owed run stands for, from its due mark; undefined when no run is owed. */
+export function dueMarkOf(d: ScheduleDescription): Date | undefined {
+  const mark = d.action.memo?.[DUE_MEMO_KEY];
+  if (typeof mark !== 'string' || d.state.remainingActions !== 0) return undefined;
+  const at = new Date(mark);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
+
+/**
  * The clean-up of a spent one-off, written (with the conflict token) before the delete, which has none:
  * an edit computed before this mark is dropped and re-read, and every edit that reads it is refused, so the
  * delete never takes an edit with it.
@@ -204,8 +227,10 @@ export function rescheduleUpdate(
     dstSkips,
     horizonEnd,
   });
+  const base = updated(d, { ...input, job: context }, next);
   const update = {
-    ...updated(d, { ...input, job: context }, next),
+    ...base,
+    action: { ...base.action, memo: withDueMark(base.action.memo, due) },
     spec,
     state: {
       ...d.state,
@@ -229,17 +254,19 @@ export function pauseUpdate(
 
 /**
  * createJob with replaceExisting on an existing job: everything as a new job would have it, except the
- * schedule's own memo (it cannot change) and a due one-off's backfill (the caller sends it once landed).
+ * schedule's own memo (it cannot change) and a due one-off's backfill (the caller sends it once landed;
+ * the due mark says it is owed until then).
  */
 export function replaceUpdate(
   jobId: string,
   d: ScheduleDescription,
   options: ReturnType<typeof createOptions>,
+  due?: DueOneOff,
 ): ScheduleUpdateOptions {
   checkOurs(jobId, d);
-  const { scheduleId: _id, memo: _memo, state, ...rest } = options;
+  const { scheduleId: _id, memo: _memo, state, action, ...rest } = options;
   const { backfill: _backfill, ...kept } = state;
-  return { ...rest, state: kept };
+  return { ...rest, action: { ...action, memo: withDueMark(action.memo, due) }, state: kept };
 }
 
 /**

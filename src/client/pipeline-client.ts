@@ -31,7 +31,7 @@ import {
 } from './dead-letters';
 import { describeRun, type RunDescription } from './run-describe';
 import { listRuns, type RunFilter } from './run-list';
-import type { JobRun } from './job-types';
+import type { JobRun } from './run-types';
 import type { DeadLetterEntry } from '../workflows/dead-letter-defs';
 
 type PipelineWorkflowFn = (input: PipelineRunInput) => Promise<PipelineRunResult>;

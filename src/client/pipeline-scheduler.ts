@@ -12,11 +12,18 @@ import { previewTrigger, type PreviewOptions, type TriggerPreview } from '../sch
 import type { DryRunOptions, JobDryRun } from '../schedule/dry-run-types';
 import { dryRun, dryRunInWindow, readDryRunWindow, type DryRunJob } from './job-dry-run';
 import type { Trigger } from '../schedule/trigger-types';
-import { ForeignScheduleError, translateScheduleError, translateServiceError } from './errors';
+import {
+  ForeignScheduleError,
+  fromWireError,
+  translateScheduleError,
+  translateServiceError,
+  withRollbackError,
+} from './errors';
 import { describeScheduleIfAny } from './describe-schedule';
 import { jobFromDescription } from './job-describe';
 import { listJobs } from './job-list';
 import { listJobRuns } from './job-history';
+import { backfillWindow } from './job-backfill';
 import { ourJobMemo } from './job-memo';
 import {
   asGiven,
@@ -33,7 +40,8 @@ import {
 } from './job-options';
 import type { JobRecord } from './job-record';
 import { computeStats } from './job-stats';
-import type { JobDescription, JobFilter, JobHistoryOptions, JobRun, JobStats, JobSummary } from './job-types';
+import type { JobDescription, JobFilter, JobHistoryOptions, JobStats, JobSummary } from './job-types';
+import type { JobRun } from './run-types';
 import { updateJob, type JobUpdateBuilder } from './job-update';
 import {
   createOptions,
@@ -47,8 +55,7 @@ import { checkKnownSteps, runConcurrency } from './run-start';
 import { knownStepNames } from '../pipeline/builder';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
 import { ALERT_KEYS, compileAlerts, compileAlertTarget, pickAlerts, type JobAlerts } from './job-alerts';
-import { decodeJobRecord } from './job-record';
-import { reconfigureWatchdog } from './job-watchdog';
+import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
 
 export type { CronJobOptions, IntervalJobOptions, JobOptions, ModifyJobOptions, OneOffJobOptions };
 
@@ -200,6 +207,7 @@ export class PipelineScheduler {
       return next.update;
     });
     if (due) await this.runDue(jobId, due, d);
+    await this.tellWatchdog(jobId, d, false);
   }
 
   /** Changes what a job runs and how (args, note, policies, onError); when it runs is kept. */
@@ -212,25 +220,27 @@ export class PipelineScheduler {
       if (target !== undefined && target !== null) compileAlertTarget(target, key, this.knownSteps);
     }
     const d = await this.update(jobId, (current) => modifyUpdate(jobId, current, checked));
-    if (ALERT_KEYS.some((key) => key in checked.alerts)) {
-      const alerts = decodeJobRecord(undefined, d.action.memo)?.alerts;
-      const needed = alerts !== undefined && compileAlerts(alerts).watchdog !== undefined;
-      await reconfigureWatchdog(
-        this.client,
-        jobId,
-        needed ? { taskQueue: this.watchdogTaskQueue } : undefined,
-      );
-    }
+    await this.tellWatchdog(
+      jobId,
+      d,
+      ALERT_KEYS.some((key) => key in checked.alerts),
+    );
   }
 
   /** Pauses a job: no run starts until resumeJob(); a run in flight continues. */
   async pauseJob(jobId: string, note?: string): Promise<void> {
-    await this.update(jobId, (d) => pauseUpdate(jobId, d, true, note ?? 'paused by temporal-flow'));
+    const d = await this.update(jobId, (current) =>
+      pauseUpdate(jobId, current, true, note ?? 'paused by temporal-flow'),
+    );
+    await this.tellWatchdog(jobId, d, false);
   }
 
   /** Resumes a paused job. */
   async resumeJob(jobId: string, note?: string): Promise<void> {
-    await this.update(jobId, (d) => pauseUpdate(jobId, d, false, note ?? 'resumed by temporal-flow'));
+    const d = await this.update(jobId, (current) =>
+      pauseUpdate(jobId, current, false, note ?? 'resumed by temporal-flow'),
+    );
+    await this.tellWatchdog(jobId, d, false);
   }
 
   /** Runs a job now, with the job's own overlap policy (the SDK's default would be ALLOW_ALL). */
@@ -239,16 +249,24 @@ export class PipelineScheduler {
     await this.client.schedule.getHandle(jobId).trigger(d.policies.overlap);
   }
 
-  /** Runs the occurrences of a past window `[from, to]`, with the job's overlap policy. */
+  /**
+   * Runs the occurrences of a past window `[from, to]`, with the job's overlap policy. A job with a DST
+   * policy runs exactly the times `preview` lists for the window, whenever the job was written (see
+   * docs/scheduling.md, "Backfill").
+   */
   async backfillJob(jobId: string, window: { from: Date | string; to: Date | string }): Promise<void> {
     const start = parseInstant(window.from, 'from');
     const end = parseInstant(window.to, 'to');
     if (end <= start) throw new InvalidArgumentError('to', 'backfill "to" must be after "from"');
     const d = await this.describeOurs(jobId);
-    await this.client.schedule.getHandle(jobId).backfill({ start, end, overlap: d.policies.overlap });
+    await backfillWindow(this.client, jobId, d, { start, end });
   }
 
-  /** Deletes a job: future runs are cancelled; a run in flight continues. */
+  /**
+   * Deletes a job: future runs are cancelled; a run in flight continues. Its watchdog, if any, is told
+   * to end; if that signal is lost, the watchdog ends by itself, without an alert, the next time it wakes
+   * (it reads the schedule before any alert).
+   */
   async removeJob(jobId: string): Promise<void> {
     if (!this.ownJobs.has(jobId)) await this.describeOurs(jobId);
     try {
@@ -258,7 +276,12 @@ export class PipelineScheduler {
     } finally {
       this.ownJobs.delete(jobId);
     }
-    await reconfigureWatchdog(this.client, jobId, undefined);
+    try {
+      await reconfigureWatchdog(this.client, jobId, undefined);
+    } catch {
+      // The job is gone, as asked: a watchdog that missed this signal finds the schedule gone at its next
+      // wake-up and ends quietly, so failing the removal now would only invite a retry that cannot succeed.
+    }
   }
 
   /** The job's runs from Temporal visibility, newest first, skipped ones with their reason. */
@@ -333,6 +356,26 @@ export class PipelineScheduler {
     return d;
   }
 
+  /**
+   * A write's last step: tells the job's watchdog, with start when the job needs one (idempotent: one
+   * watchdog per job id, so repeating it is harmless, and it restarts a watchdog that a writer killed
+   * between its two calls never started). `alertsChanged`: also tell a running one when the job needs none
+   * any more (it ends).
+   */
+  private async tellWatchdog(jobId: string, d: ScheduleDescription, alertsChanged: boolean): Promise<void> {
+    const needed = needsWatchdog(d);
+    if (!needed && !alertsChanged) return;
+    try {
+      await reconfigureWatchdog(
+        this.client,
+        jobId,
+        needed ? { taskQueue: this.watchdogTaskQueue } : undefined,
+      );
+    } catch (err) {
+      translateServiceError(err);
+    }
+  }
+
   /** Runs a due one-off of an existing schedule at once: a backfill of its one second, with its overlap. */
   private async runDue(jobId: string, due: DueOneOff, d: ScheduleDescription): Promise<void> {
     try {
@@ -398,18 +441,26 @@ export class PipelineScheduler {
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning) || !job.replaceExisting)
         translateScheduleError(err, jobId);
-      const d = await this.update(jobId, (current) => replaceUpdate(jobId, current, options));
+      const d = await this.update(jobId, (current) => replaceUpdate(jobId, current, options, due));
       if (due) await this.runDue(jobId, due, d);
+      await this.tellWatchdog(jobId, d, true);
     }
     this.ownJobs.add(jobId);
-    if (created && !compiledAlerts.watchdog) return jobId;
+    if (!created || !compiledAlerts.watchdog) return jobId;
     try {
-      const start = compiledAlerts.watchdog ? { taskQueue: this.watchdogTaskQueue } : undefined;
-      await reconfigureWatchdog(this.client, jobId, start);
+      await reconfigureWatchdog(this.client, jobId, { taskQueue: this.watchdogTaskQueue });
     } catch (err) {
-      // A new job whose watchdog could not start is not left half-created.
-      if (created) await this.client.schedule.getHandle(jobId).delete();
-      translateServiceError(err);
+      // A new job whose watchdog could not start is not left half-created: its schedule is deleted. When
+      // that fails too (the server is gone), the start's error is the one thrown, the delete's rides along,
+      // and the job is left without its watchdog until its next write or `tflow doctor --repair`.
+      const thrown = fromWireError(err) ?? err;
+      try {
+        await this.client.schedule.getHandle(jobId).delete();
+        this.ownJobs.delete(jobId);
+      } catch (rollbackErr) {
+        throw withRollbackError(thrown, fromWireError(rollbackErr) ?? rollbackErr);
+      }
+      throw thrown;
     }
     return jobId;
   }

@@ -13,8 +13,8 @@ import {
   type PipelineRunInput,
   type RedriveContext,
 } from '../workflows/run-types';
-import { toRun } from './job-history';
-import type { JobRun } from './job-types';
+import type { JobRun } from './run-types';
+import { toRun } from './run-visibility';
 import { RunNotFoundError, translateServiceError } from './errors';
 
 /*

@@ -7,12 +7,12 @@ import {
   PIPELINE_SEARCH_ATTRIBUTE,
   SCHEDULED_BY_ID_ATTRIBUTE,
 } from '../workflows/search-attributes';
-import { newestWithFailures, queryLiteral, toRun } from './job-history';
-import type { JobRun, JobRunStatus } from './job-types';
+import type { JobRun, JobRunStatus } from './run-types';
+import { newestWithFailures, queryLiteral, toRun } from './run-visibility';
 
 /*
  * Pipeline runs of every job and of none, from Temporal visibility, with the same record as a job's
- * history (job-history.ts). Visibility is eventually consistent, and SQLite visibility has no ORDER BY:
+ * history (run-visibility.ts). Visibility is eventually consistent, and SQLite visibility has no ORDER BY:
  * runs are sorted here.
  */
 

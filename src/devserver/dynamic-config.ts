@@ -1,3 +1,5 @@
+import { DEFAULT_SCHEDULE_START_RPS } from '../config';
+
 /*
  * Dynamic config of the embedded server: what lets a burst of scheduled runs (many jobs due at one
  * instant) start promptly. Key names are the Temporal server's (common/dynamicconfig/constants.go);
@@ -6,12 +8,6 @@
 
 /** The server key of the per-namespace start rate of scheduled workflows (Temporal's default: 30/s). */
 export const SCHEDULE_START_RPS_KEY = 'worker.schedulerNamespaceStartWorkflowRPS';
-
-/**
- * Scheduled workflow starts per second the embedded server allows per namespace: high enough that
- * 1,000 jobs due at one instant are not queued behind the server's rate limiter.
- */
-export const DEFAULT_SCHEDULE_START_RPS = 1000;
 
 /** What the embedded server's dynamic config is made of. */
 export interface DevServerTuning {

@@ -1,4 +1,4 @@
-import { daysInMonth } from '../schedule/zone-clock';
+import { daysInMonth } from './days-in-month';
 import { describeValue, InvalidArgumentError, type InvalidArgumentErrorClass } from '../errors';
 
 /*

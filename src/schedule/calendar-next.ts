@@ -6,7 +6,8 @@ import {
   type StructuredCalendar,
 } from './cron-fields';
 import { rangeValues } from './field-parse';
-import { daysInMonth, type WallTime, type ZoneClock } from './zone-clock';
+import { daysInMonth } from '../parse/days-in-month';
+import type { WallTime, ZoneClock } from './zone-clock';
 
 /*
  * When a calendar fires next, in its zone, with the Temporal server's observable DST behaviour. The model

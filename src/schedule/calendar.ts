@@ -14,7 +14,7 @@ import {
 } from './cron-fields';
 import { InvalidTriggerError } from './errors';
 import { parseField, rangeValues } from './field-parse';
-import { daysInMonth } from './zone-clock';
+import { daysInMonth } from '../parse/days-in-month';
 import { dayCalendars, parseDayField } from './quartz-days';
 import type { CalendarFields, CalendarValue } from './trigger-types';
 import { describeValue } from '../errors';

@@ -84,12 +84,13 @@ const iso = (sec: number) => new Date(sec * 1000).toISOString().replace('.000Z',
 
 const HOUR = 3600;
 /** Margin around a span: Temporal's sequence is back on its ordinary times within it (a change is at most 2 h). */
-const MARGIN = 3 * HOUR;
+export const SPAN_MARGIN = 3 * HOUR;
 
 /** Fires of a spec in `[a, b)`, following the server's sequence from a margin before `a`. */
-function firesIn(fire: FireTimes, a: number, b: number): number[] {
+export function firesIn(fire: FireTimes, a: number, b: number): number[] {
   const out: number[] = [];
-  for (let t = fire.next(a - MARGIN); t !== undefined && t < b; t = fire.next(t)) if (t >= a) out.push(t);
+  for (let t = fire.next(a - SPAN_MARGIN); t !== undefined && t < b; t = fire.next(t))
+    if (t >= a) out.push(t);
   return out;
 }
 
@@ -108,7 +109,7 @@ export function compileDstPolicy(
   const skips: number[] = [];
   for (const s of policySpans(fire, policy, from, until)) {
     // A margin either side: the sequence leaves Temporal's own times in the span and is back on them after.
-    const [a, b] = [s.i0 - MARGIN, s.i1 + MARGIN];
+    const [a, b] = [s.i0 - SPAN_MARGIN, s.i1 + SPAN_MARGIN];
     const native = new Set(firesIn(fire, a, b));
     const decided = (t: number) => t >= s.i0 && t < s.i1;
     // Every run the policy yields in the span, and Temporal's own outside it, must be in the sequence.

@@ -1,7 +1,8 @@
 import type { StructuredCalendar } from './cron-fields';
 import type { CompiledExclusion } from './exclusions';
 import { rangeValues } from './field-parse';
-import { daysInMonth, ZoneClock } from './zone-clock';
+import { daysInMonth } from '../parse/days-in-month';
+import { ZoneClock } from './zone-clock';
 
 /*
  * The server reads a date's weekday at its local midnight (calendar-next.ts, rule 4). Where midnight does

@@ -3,7 +3,9 @@ import { optionalTsToMs, tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { PipelineScheduler } from '../client/pipeline-scheduler';
 import { GrpcStatus, grpcStatusOf } from '../client/errors';
-import type { JobRun } from '../client/job-types';
+import type { JobRun } from '../client/run-types';
+import { findJobDisagreements, repairJobDisagreement } from '../client/job-repair';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
 import type { DoctorCheck } from './doctor-types';
 import { formatRetention, RECOMMENDED_RETENTION_MS } from './retention';
 import { readSearchAttributes } from './search-attributes';
@@ -188,6 +190,57 @@ export async function checkJobs(
     };
   } catch (err) {
     return { id: 'jobs', status: 'unknown', summary: `cannot read the jobs: ${message(err)}` };
+  }
+}
+
+/**
+ * Jobs whose two parts (schedule and watchdog) disagree, left so by a writer that died between its two
+ * calls (see client/job-repair.ts); with `repair`, each is repaired with the writer's own idempotent call.
+ */
+export async function checkJobParts(
+  connection: Connection,
+  namespace: string,
+  opts: { repair: boolean; watchdogTaskQueue?: string; dataConverter?: DataConverter },
+): Promise<DoctorCheck> {
+  const watchdogTaskQueue = opts.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
+  try {
+    const client = new Client({
+      connection,
+      namespace,
+      ...(opts.dataConverter ? { dataConverter: opts.dataConverter } : {}),
+    });
+    const found = await findJobDisagreements(client, { watchdogTaskQueue });
+    if (found.length === 0) {
+      return { id: 'job-parts', status: 'ok', summary: "every job's schedule and watchdog agree" };
+    }
+    const listed = found.map((f) => `${f.kind} ${f.jobId}`).join('; ');
+    if (!opts.repair) {
+      return {
+        id: 'job-parts',
+        status: 'warn',
+        summary: `${found.length} job${found.length === 1 ? '' : 's'} whose parts disagree: ${found.map((f) => f.summary).join('; ')}`,
+        fix: `npx tflow doctor --repair (starts missing watchdogs on task queue "${watchdogTaskQueue}": pass --watchdog-task-queue if your schedulers set another watchdogTaskQueue)`,
+      };
+    }
+    const failed: string[] = [];
+    for (const f of found) {
+      try {
+        await repairJobDisagreement(client, f, { watchdogTaskQueue });
+      } catch (err) {
+        failed.push(`${f.kind} ${f.jobId}: ${message(err)}`);
+      }
+    }
+    if (failed.length === 0) {
+      return { id: 'job-parts', status: 'ok', summary: `repaired ${found.length}: ${listed}` };
+    }
+    return {
+      id: 'job-parts',
+      status: 'warn',
+      summary: `repaired ${found.length - failed.length} of ${found.length}; not repaired: ${failed.join('; ')}`,
+      fix: 'check the server, then run `npx tflow doctor --repair` again',
+    };
+  } catch (err) {
+    return { id: 'job-parts', status: 'unknown', summary: `cannot compare the jobs' parts: ${message(err)}` };
   }
 }
 

@@ -3,7 +3,14 @@ export type CheckStatus = 'ok' | 'warn' | 'fail' | 'unknown' | 'skipped';
 
 /** What each check looks at (stable ids: scripts read `--json`). */
 export type CheckId =
-  'server' | 'namespace' | 'search-attributes' | 'retention' | 'workers' | 'jobs' | 'schedule-start-rate';
+  | 'server'
+  | 'namespace'
+  | 'search-attributes'
+  | 'retention'
+  | 'workers'
+  | 'jobs'
+  | 'job-parts'
+  | 'schedule-start-rate';
 
 /** One check: what was found, in plain words, and what to do about it. */
 export interface DoctorCheck {

@@ -3,6 +3,7 @@ import { connectToTemporal } from '../client/connect';
 import { fromWireError } from '../client/errors';
 import type { TemporalConnectionOptions } from '../config';
 import {
+  checkJobParts,
   checkJobs,
   checkNamespace,
   checkScheduleStartRate,
@@ -20,6 +21,13 @@ export interface DoctorOptions {
   taskQueue?: string;
   /** Data converter of the jobs' payloads (e.g. `codecDataConverter(codec)` when they are encrypted). */
   dataConverter?: DataConverter;
+  /**
+   * Repair the jobs whose parts disagree (`tflow doctor --repair`): start a missing watchdog, tell an
+   * orphaned one to end, send a one-off's owed run. @default false (report only)
+   */
+  repair?: boolean;
+  /** Task queue of the watchdogs a repair starts (the schedulers' `watchdogTaskQueue`). @default 'tflow-watchdog' */
+  watchdogTaskQueue?: string;
 }
 
 const ORDER: CheckId[] = [
@@ -29,6 +37,7 @@ const ORDER: CheckId[] = [
   'retention',
   'workers',
   'jobs',
+  'job-parts',
   'schedule-start-rate',
 ];
 
@@ -44,8 +53,9 @@ function skippedAfter(failed: CheckId, done: DoctorCheck[]): DoctorCheck[] {
 /**
  * Checks what temporal-flow needs of a server and namespace, and explains each finding with its fix:
  * server reachable and credentials accepted, namespace, search attributes, retention, workers polling the
- * task queue, jobs whose last run failed or was skipped, and the schedule start rate (not readable: said
- * so). `ok` is false when something blocks runs. What `tflow doctor` runs; never throws for a finding.
+ * task queue, jobs whose last run failed or was skipped, jobs whose schedule and watchdog disagree (with
+ * `repair`, repaired), and the schedule start rate (not readable: said so). `ok` is false when something
+ * blocks runs. What `tflow doctor` runs; never throws for a finding.
  */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const namespace = options.namespace ?? 'default';
@@ -88,12 +98,17 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const ns = await checkNamespace(connection, namespace);
     checks.push(...ns.checks);
     if (!ns.exists) return report([...checks, ...skippedAfter('namespace', checks)]);
-    const [attributes, workers, jobs] = await Promise.all([
+    const [attributes, workers, jobs, parts] = await Promise.all([
       checkSearchAttributes(connection, namespace),
       checkWorkers(connection, namespace, taskQueue),
       checkJobs(connection, namespace, taskQueue, options.dataConverter),
+      checkJobParts(connection, namespace, {
+        repair: options.repair ?? false,
+        ...(options.watchdogTaskQueue ? { watchdogTaskQueue: options.watchdogTaskQueue } : {}),
+        ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+      }),
     ]);
-    checks.push(attributes, workers, jobs, checkScheduleStartRate());
+    checks.push(attributes, workers, jobs, parts, checkScheduleStartRate());
     checks.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
     return report(checks);
   } finally {

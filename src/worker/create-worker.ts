@@ -13,7 +13,7 @@ import { schedulerActivities } from '../activities/scheduler-activities';
 import { createAlertActivities, type AlertDelivery } from '../activities/alert-activities';
 import { attemptInterceptor } from './attempt-interceptor';
 import { occurrenceInterceptor } from './step-idempotency';
-import { logEvent, logRunFinished, runEventFields, TFLOW_EVENTS } from './run-events';
+import { logAlertSent, logEvent, logRunFinished, runEventFields, TFLOW_EVENTS } from './run-events';
 import { stepRetryInterceptor, type StepRetriedEvent } from './step-retries';
 import type { PipelineLike } from '../pipeline/builder';
 import { createRateLimitedWorkers, rateLimitsOf, withCompanions } from './rate-limited-workers';
@@ -83,7 +83,7 @@ export interface CreateWorkerOptions {
 /** Names of the built-in activities every worker registers: steps may not take them. */
 export const BUILT_IN_ACTIVITY_NAMES: readonly string[] = [
   ...Object.keys(schedulerActivities),
-  ...Object.keys(createAlertActivities({ handlers: {} })),
+  ...Object.keys(createAlertActivities({ handlers: {}, logAlertSent })),
 ];
 
 /** Refuses steps named like a built-in activity. */
@@ -159,6 +159,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       ...createAlertActivities({
         handlers: opts.steps,
         ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
+        logAlertSent,
       }),
     },
     interceptors: {

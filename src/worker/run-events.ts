@@ -1,4 +1,5 @@
 import { Runtime } from '@temporalio/worker';
+import type { AlertSentFields } from '../activities/alert-activities';
 import type { RunEventBase, RunFinishedEvent } from '../workflows/sinks';
 
 /*
@@ -63,4 +64,9 @@ export function logRunFinished(e: RunFinishedEvent): void {
     ...runEventFields(e),
     ...rest,
   });
+}
+
+/** Logs one attempt at delivering an alert (`alert.sent`), as the alert activities report it. */
+export function logAlertSent(fields: AlertSentFields): void {
+  logEvent(TFLOW_EVENTS.alertSent, { ...fields });
 }

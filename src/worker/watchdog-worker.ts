@@ -2,6 +2,7 @@ import type { PayloadCodec } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createAlertActivities, type AlertDelivery, type AlertHandler } from '../activities/alert-activities';
 import { codecDataConverter } from '../codec/data-converter';
+import { logAlertSent } from './run-events';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/job-watchdog-defs';
 import { prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundle';
 
@@ -47,6 +48,7 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
     activities: createAlertActivities({
       handlers: opts.alerts ?? {},
       ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
+      logAlertSent,
     }),
     ...workflowCode(opts.workflowBundle ?? prebuiltWorkflowBundle()),
   });

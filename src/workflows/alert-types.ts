@@ -55,3 +55,9 @@ export interface RunAlerts {
   /** The job has a watchdog: a run that completes tells it (see job-watchdog-defs.ts). */
   watchdog?: boolean;
 }
+
+/** The alert delivery activity (activities/alert-activities.ts; persisted name: never rename). */
+export interface AlertDeliveryActivities {
+  /** Delivers one alert to its target. */
+  tflowDeliverAlert: (target: CompiledAlertTarget, event: JobAlertEvent) => Promise<void>;
+}

@@ -18,7 +18,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ChainSpec, ChildPipelineSpec, PipelineSpec } from '../pipeline/spec';
 import { renderWorkflowId } from '../pipeline/workflow-id';
-import { StepFailed, type RunContext } from './run-nodes';
+import { StepFailed, type RunContext } from './run-context';
 import {
   CHAINED_FROM_MEMO,
   PIPELINE_WORKFLOW_TYPE,

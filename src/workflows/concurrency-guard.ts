@@ -8,18 +8,31 @@ import {
   condition,
   getExternalWorkflowHandle,
   log,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type * as schedulerActivities from '../activities/scheduler-activities';
-import { concurrencySemaphoreId, releaseSlotSignal, slotGrantedSignal } from './job-semaphore-defs';
+import {
+  concurrencySemaphoreId,
+  releaseSlotSignal,
+  SLOT_REASK_PATCH,
+  slotGrantedSignal,
+  type SemaphoreActivities,
+  type SlotRequest,
+} from './job-semaphore-defs';
 import type { PipelineRunInput, PipelineRunResult } from './run-types';
 
-const { tflowQueueForSlot } = proxyActivities<typeof schedulerActivities>({
+const { tflowQueueForSlot } = proxyActivities<SemaphoreActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
 });
+
+/**
+ * How long a queued run waits for `slotGranted` before asking its semaphore again: a bound on how long a
+ * run can wait for a grant that will never come (its semaphore was terminated or reset by hand).
+ */
+const SLOT_REASK_MS = 60_000;
 
 /** Runs `run` holding a slot of the run's concurrency key, if it has one. */
 export function withConcurrencySlot(
@@ -42,8 +55,8 @@ async function withSlot(
     granted = true;
   });
   try {
-    const answer = await tflowQueueForSlot({ semaphoreId, max: concurrency.max, workflowId, runId });
-    if (answer === 'queued') await condition(() => granted);
+    const request = { semaphoreId, max: concurrency.max, workflowId, runId };
+    if ((await tflowQueueForSlot(request)) === 'queued') await waitForGrant(request, () => granted);
     return await run();
   } finally {
     // Also when cancelled while waiting: leaves the queue (or gives back the slot it was granted).
@@ -54,5 +67,23 @@ async function withSlot(
         log.warn('could not release the concurrency slot', { semaphoreId, error: String(err) });
       }
     });
+  }
+}
+
+/**
+ * Waits until the semaphore grants the run a slot. Patched: never for good, but asking again every
+ * {@link SLOT_REASK_MS} (see SLOT_REASK_PATCH): asking is idempotent, so a run still in line keeps its
+ * place, and a run its semaphore no longer knows is queued again instead of waiting for ever.
+ */
+async function waitForGrant(
+  request: SlotRequest & { semaphoreId: string },
+  granted: () => boolean,
+): Promise<void> {
+  if (!patched(SLOT_REASK_PATCH)) {
+    await condition(granted);
+    return;
+  }
+  while (!(await condition(granted, SLOT_REASK_MS))) {
+    if ((await tflowQueueForSlot(request)) === 'granted') return;
   }
 }

@@ -92,3 +92,9 @@ export function summarize(entry: DeadLetterEntry): DeadLetterSummary {
     failures: entry.failures,
   };
 }
+
+/** The keeper's activity (activities/dead-letter-activities.ts; persisted name: never rename). */
+export interface DeadLetterActivities {
+  /** Files a failed run's dead letter with its keeper. */
+  tflowFileDeadLetter: (entry: DeadLetterEntry) => Promise<void>;
+}

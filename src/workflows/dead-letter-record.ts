@@ -12,19 +12,19 @@ import {
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
-import type * as deadLetterActivities from '../activities/dead-letter-activities';
 import {
   DEAD_LETTER_PATCH,
   deadLetterRedrivenSignal,
   deadLetterWorkflowId,
   type DeadLetterEntry,
+  type DeadLetterActivities,
 } from './dead-letter-defs';
 import { PIPELINE_FAILED } from './failure-types';
 import type { PipelineFailureDetails, PipelineRunInput, PipelineRunResult } from './run-types';
 import { SCHEDULED_START_TIME_ATTRIBUTE } from './search-attributes';
 
 // Filing the letter must not be lost: retried for up to a day (an outage of the server or the queue).
-const { tflowFileDeadLetter } = proxyActivities<typeof deadLetterActivities>({
+const { tflowFileDeadLetter } = proxyActivities<DeadLetterActivities>({
   startToCloseTimeout: '30s',
   scheduleToCloseTimeout: '1d',
   retry: { initialInterval: '1s', maximumInterval: '1m' },

@@ -11,7 +11,8 @@ import type { PipelineSpec } from '../pipeline/spec';
 import { PIPELINE_SPEC_VERSION } from '../pipeline/version';
 import { ProgressTracker } from './progress';
 import { reportRunFinished } from './run-finished';
-import { runNode, StepFailed } from './run-nodes';
+import { runNode } from './run-nodes';
+import { SignalMailbox, StepFailed } from './run-context';
 import { PIPELINE_FAILED, PIPELINE_INPUT_INVALID } from './failure-types';
 import {
   PROGRESS_QUERY,
@@ -22,7 +23,6 @@ import {
 } from './run-types';
 import { Saga } from './saga';
 import { rootFailure } from './step-options';
-import { SignalMailbox } from './wait-nodes';
 import { startChainedRuns } from './child-runs';
 
 export const progressQuery = defineQuery<PipelineProgress>(PROGRESS_QUERY);

@@ -11,8 +11,13 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type * as schedulerActivities from '../activities/scheduler-activities';
-import { releaseSlotSignal, semaphoreWorkflowId, type SlotHolder } from './job-semaphore-defs';
+import type { JobGuardActivities } from './job-guard-defs';
+import {
+  releaseSlotSignal,
+  semaphoreWorkflowId,
+  type SemaphoreActivities,
+  type SlotHolder,
+} from './job-semaphore-defs';
 import type {
   JobErrorEvent,
   PipelineProgress,
@@ -41,13 +46,13 @@ import { horizonRenewalDue } from './horizon-renewal';
  * are unchanged.
  */
 
-const { tflowAcquireSlot, tflowFinishOneOff } = proxyActivities<typeof schedulerActivities>({
+const { tflowAcquireSlot, tflowFinishOneOff } = proxyActivities<SemaphoreActivities & JobGuardActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
 });
 
 // Few attempts: a renewal that fails is asked for again by the job's next run, long before the horizon ends.
-const { tflowRenewHorizon } = proxyActivities<typeof schedulerActivities>({
+const { tflowRenewHorizon } = proxyActivities<JobGuardActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 3, initialInterval: '1s', maximumInterval: '5s' },
 });

@@ -37,7 +37,28 @@ export interface SemaphoreState {
   holders: SlotHolder[];
   /** Runs waiting for a slot, first come first served (`queueForSlot`); absent before it existed. */
   waiting?: SlotRequest[];
+  /**
+   * When the next liveness check is due (epoch ms), so that a continue-as-new does not put it off;
+   * absent before {@link SEMAPHORE_LIVENESS_PATCH}.
+   */
+  livenessCheckDueAt?: number;
 }
+
+/**
+ * Patch of the semaphore's liveness check: a check frees only the runs it asked about and found dead (never
+ * a run that asked or was granted a slot while it waited for the answer), one check runs at a time, a
+ * check that cannot get an answer frees nothing, and checks run every minute counted
+ * from the last one, whatever the traffic (before, every request or release put the check off again).
+ */
+export const SEMAPHORE_LIVENESS_PATCH = 'tflow-semaphore-liveness-checked';
+
+/**
+ * Patch of a run waiting in a concurrency key's line: it waits for `slotGranted` at most
+ * a minute, then asks the semaphore again (before, it waited for good). Asking again is
+ * idempotent: a run in line keeps its place, a run granted meanwhile gets `granted`, a run the semaphore
+ * does not know (a semaphore terminated or reset by hand) is queued again, by a new semaphore if need be.
+ */
+export const SLOT_REASK_PATCH = 'tflow-concurrency-slot-reask';
 
 /** Update: true when the slot is granted (idempotent for a holder that has it), false when the job is full. */
 export const acquireSlotUpdate = defineUpdate<boolean, [SlotRequest]>('acquireSlot');
@@ -54,3 +75,16 @@ export const queueForSlotUpdate = defineUpdate<'granted' | 'queued', [SlotReques
 export const slotGrantedSignal = defineSignal('slotGranted');
 /** Query: the runs waiting for a slot, first in line first. */
 export const waitingQuery = defineQuery<SlotHolder[]>('waiting');
+
+/**
+ * The semaphore's activities (activities/scheduler-activities.ts implements them; persisted names: never
+ * rename one).
+ */
+export interface SemaphoreActivities {
+  /** A slot of a job's semaphore, starting the semaphore if it is not running. */
+  tflowAcquireSlot: (req: SlotRequest & { jobId: string }) => Promise<boolean>;
+  /** A slot of a concurrency key's semaphore, or a place in its queue. */
+  tflowQueueForSlot: (req: SlotRequest & { semaphoreId: string }) => Promise<'granted' | 'queued'>;
+  /** Which of these holders still run (`<workflowId>/<runId>`). */
+  tflowLiveHolders: (holders: SlotHolder[]) => Promise<string[]>;
+}

@@ -15,6 +15,13 @@ export const JOB_WATCHDOG_WORKFLOW_TYPE = 'jobWatchdogWorkflow';
  */
 export const DEFAULT_WATCHDOG_TASK_QUEUE = 'tflow-watchdog';
 
+/**
+ * Patch id: before it raises `silent` or reports counts, the watchdog reads the job's schedule and obeys
+ * it: a schedule gone or a job that no longer needs a watchdog ends it quietly, a changed configuration
+ * is adopted first. So a watchdog never alerts for a job that a write it missed removed or changed.
+ */
+export const WATCHDOG_OBEYS_SCHEDULE_PATCH = 'tflow-watchdog-obeys-schedule';
+
 /** Workflow id of the watchdog of a job: one per job id, in the job's namespace. */
 export function watchdogWorkflowId(jobId: string): string {
   return `tflow-watchdog:${jobId}`;
@@ -78,3 +85,9 @@ export const runSucceededSignal = defineSignal<[RunSucceeded]>('runSucceeded');
 export const reconfigureSignal = defineSignal('reconfigure');
 /** Query: the watchdog's state now. */
 export const watchdogStateQuery = defineQuery<WatchdogState>('watchdogState');
+
+/** The watchdog's activity (activities/alert-activities.ts; persisted name: never rename). */
+export interface WatchdogActivities {
+  /** The job's schedule as the watchdog needs it. */
+  tflowWatchSchedule: (jobId: string) => Promise<ScheduleWatch>;
+}

@@ -2,21 +2,23 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AlertActivities } from '../activities/alert-activities';
 import type { JobAlertEvent } from './alert-types';
 import {
   reconfigureSignal,
   runSucceededSignal,
   watchdogStateQuery,
+  WATCHDOG_OBEYS_SCHEDULE_PATCH,
   type RunSucceeded,
   type ScheduleCounts,
   type ScheduleWatch,
   type WatchdogConfig,
   type WatchdogState,
+  type WatchdogActivities,
 } from './job-watchdog-defs';
 import { raiseAlert } from './raise-alert';
 
@@ -25,7 +27,7 @@ const COUNT_CHECK_MS = 5 * 60_000;
 /** Loop turns before continue-as-new, so that a job that runs every second keeps a short history. */
 const TURNS_PER_RUN = 500;
 
-const { tflowWatchSchedule } = proxyActivities<AlertActivities>({
+const { tflowWatchSchedule } = proxyActivities<WatchdogActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 10, initialInterval: '1s', maximumInterval: '30s' },
 });
@@ -38,8 +40,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * `runSucceeded`); when the timer fires it raises `silent` once, and `recovered` at the next completed
  * run. With onMissed it also reads the schedule's counters (missed past the catch-up window, skipped for
  * overlap) every 5 minutes and at each dead-man deadline, and reports what they gained. Started and stopped by the scheduler with
- * the job: it reads its configuration from the job's schedule at start and at each `reconfigure`, and
- * ends when the job is gone or no longer needs it.
+ * the job: it reads its configuration from the job's schedule at start, at each `reconfigure`, and again
+ * before each alert it raises on its own (the schedule is the source of truth: a job removed or changed
+ * by a write whose signal never came ends the watchdog quietly, or is adopted), and ends when the job is
+ * gone or no longer needs it.
  */
 export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void> {
   const state: WatchdogState = { ...initial };
@@ -99,16 +103,36 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
     const now = Date.now();
     if (now >= deadline) {
       const watch = await tflowWatchSchedule(state.jobId);
+      const verdict = obey(state, config, watch);
+      if (verdict === 'end') return;
+      if (verdict === 'adopted') continue;
       state.silent = true;
       await raiseSilent(state, config, watch, now);
       await reportCounts(state, config, watch, now);
       if (watch.state === 'deleted') return;
     } else if (now >= countCheck) {
       const watch = await tflowWatchSchedule(state.jobId);
+      const verdict = obey(state, config, watch);
+      if (verdict === 'end') return;
+      if (verdict === 'adopted') continue;
       await reportCounts(state, config, watch, now);
       if (watch.state === 'deleted') return;
     }
   }
+}
+
+/**
+ * What the schedule, read just before an alert, says of it (WATCHDOG_OBEYS_SCHEDULE_PATCH; histories
+ * recorded before it alert as they did): `end` when the job is gone or needs no watchdog (a remove or an
+ * edit whose signal never came), `adopted` when its configuration changed (the deadline is computed
+ * again from it), else `act`.
+ */
+function obey(state: WatchdogState, config: WatchdogConfig, watch: ScheduleWatch): 'end' | 'adopted' | 'act' {
+  if (!patched(WATCHDOG_OBEYS_SCHEDULE_PATCH)) return 'act';
+  if (watch.state === 'deleted' || !watch.config) return 'end';
+  if (JSON.stringify(watch.config) === JSON.stringify(config)) return 'act';
+  state.config = watch.config;
+  return 'adopted';
 }
 
 async function onSuccess(state: WatchdogState, config: WatchdogConfig, run: RunSucceeded): Promise<void> {

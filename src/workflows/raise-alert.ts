@@ -1,6 +1,5 @@
 import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
-import type { AlertActivities } from '../activities/alert-activities';
-import type { CompiledAlertTarget, JobAlertEvent } from './alert-types';
+import type { AlertDeliveryActivities, CompiledAlertTarget, JobAlertEvent } from './alert-types';
 
 /*
  * Raises an alert durably: the built-in `tflowDeliverAlert` activity (registered by createWorker and
@@ -15,7 +14,7 @@ const ACTIVITY_TARGET_TIMEOUT_MS = 60_000;
 
 function deliverer(target: CompiledAlertTarget) {
   const timeoutMs = 'webhook' in target ? target.webhook.timeoutMs + 5_000 : ACTIVITY_TARGET_TIMEOUT_MS;
-  return proxyActivities<AlertActivities>({
+  return proxyActivities<AlertDeliveryActivities>({
     startToCloseTimeout: timeoutMs,
     retry: { maximumAttempts: ALERT_ATTEMPTS, initialInterval: '1s', maximumInterval: '30s' },
   }).tflowDeliverAlert;

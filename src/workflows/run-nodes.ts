@@ -6,33 +6,12 @@
  */
 import { ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { MapSpec, NodeSpec, ParallelSpec, StepSpec } from '../pipeline/spec';
-import type { ProgressTracker } from './progress';
-import type { Saga } from './saga';
 import { attemptsOf, stepActivity } from './step-options';
 import { MAP_INPUT_NOT_ARRAY } from './failure-types';
-import { runSleep, runWaitFor, type SignalMailbox } from './wait-nodes';
+import { StepFailed, type RunContext } from './run-context';
+import { runSleep, runWaitFor } from './wait-nodes';
 import { runChildPipeline } from './child-runs';
 import { rateLimitedTaskQueue } from './rate-limit';
-
-/** A step failed for good (or was cancelled): which one, with what input, after how many attempts. */
-export class StepFailed extends Error {
-  constructor(
-    readonly stepId: string,
-    readonly input: unknown[],
-    readonly attempts: number | undefined,
-    readonly cancelled: boolean,
-    readonly error: unknown,
-  ) {
-    super(`step "${stepId}" failed`);
-  }
-}
-
-/** What every node of one run shares: its saga, its progress and the signals it received. */
-export interface RunContext {
-  saga: Saga;
-  progress: ProgressTracker;
-  mailbox: SignalMailbox;
-}
 
 /** Runs one top-level node on `input` (the previous node's output as an argument list). */
 export function runNode(node: NodeSpec, input: unknown[], ctx: RunContext): Promise<unknown> {

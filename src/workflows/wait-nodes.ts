@@ -4,42 +4,10 @@
  * summaries (`sleep <id>`, `waitFor <id>`) show in the Temporal UI. New node kinds: no recorded run
  * before them used these commands.
  */
-import { ApplicationFailure, condition, defineSignal, setHandler, sleep } from '@temporalio/workflow';
-import type { PipelineSpec, SleepSpec, WaitForSpec } from '../pipeline/spec';
+import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
+import type { SleepSpec, WaitForSpec } from '../pipeline/spec';
 import { WAIT_TIMED_OUT } from './failure-types';
-import { StepFailed, type RunContext } from './run-nodes';
-
-/**
- * Signals received by a run, by name, oldest first. Each `waitFor` takes one: a signal that arrives
- * before its wait begins is kept for it, and two waits on the same name take one signal each.
- */
-export class SignalMailbox {
-  private readonly queues = new Map<string, unknown[]>();
-
-  /** Sets a handler for every signal the run's `waitFor` nodes name (before any node runs). */
-  static forSpec(spec: PipelineSpec): SignalMailbox {
-    const mailbox = new SignalMailbox();
-    for (const node of spec.steps) if (node.kind === 'waitFor') mailbox.listen(node.signal);
-    return mailbox;
-  }
-
-  private listen(name: string): void {
-    if (this.queues.has(name)) return;
-    const queue: unknown[] = [];
-    this.queues.set(name, queue);
-    setHandler(defineSignal<[unknown?]>(name), (payload) => {
-      queue.push(payload);
-    });
-  }
-
-  has(name: string): boolean {
-    return (this.queues.get(name)?.length ?? 0) > 0;
-  }
-
-  take(name: string): unknown {
-    return this.queues.get(name)?.shift();
-  }
-}
+import { StepFailed, type RunContext } from './run-context';
 
 /** Waits `durationMs` on a server timer; the output is the input, unchanged. */
 export async function runSleep(node: SleepSpec, input: unknown[], ctx: RunContext): Promise<unknown> {

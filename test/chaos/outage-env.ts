@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
-import type { JobRun } from '../../src/client/job-types';
+import type { JobRun } from '../../src/client/run-types';
 
 /** Where worker processes connect and what they run. */
 export interface WorkerTarget {

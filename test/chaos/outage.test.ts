@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { JobRun } from '../../src/client/job-types';
+import type { JobRun } from '../../src/client/run-types';
 import { readEnv } from '../../src/config';
 import { DevServer } from '../../src/devserver/dev-server';
 import { pipeline } from '../../src/pipeline';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { PipelineClient } from '../../src/client/pipeline-client';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { JobRun } from '../../src/client/job-types';
+import type { JobRun } from '../../src/client/run-types';
 import type { Trigger } from '../../src/schedule/trigger-types';
 import type { JobSpec, Op, TimedOp } from './generator';
 import {

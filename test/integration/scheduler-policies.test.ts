@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
-import type { JobRun } from '../../src/client/job-types';
+import type { JobRun } from '../../src/client/run-types';
 import type { JobPolicies } from '../../src/schedule/policies';
 import type { JobErrorEvent } from '../../src/workflows/run-types';
 import { holdersQuery, semaphoreWorkflowId } from '../../src/workflows/job-semaphore-defs';

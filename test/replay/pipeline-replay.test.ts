@@ -9,6 +9,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { OCCURRENCE_HEADER } from '../../src/workflows/occurrence';
 import { temporal } from '@temporalio/proto';
 import { RUN_HEADER } from '../../src/workflows/run-header';
+import { SEMAPHORE_LIVENESS_PATCH, SLOT_REASK_PATCH } from '../../src/workflows/job-semaphore-defs';
 
 /*
  * Replays histories recorded by an earlier interpreter (see record.ts) against today's bundled
@@ -37,12 +38,14 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, dead letters, rate limit, concurrency key, local steps', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, dead letters, rate limit, concurrency key (and its liveness patches), local steps', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
         'concurrency-key-queued.json',
+        'concurrency-key-reasked.json',
         'concurrency-semaphore.json',
+        'concurrency-semaphore-checked.json',
         'dead-letter-filed.json',
         'dead-letter-keeper.json',
         'dead-letter-redriven.json',
@@ -51,6 +54,7 @@ describe('replay of recorded histories', () => {
         'sleep-waitfor.json',
         'job-semaphore.json',
         'job-watchdog.json',
+        'job-watchdog-obeys-schedule.json',
         'local-steps.json',
         'parallel.json',
         'rate-limited.json',
@@ -206,6 +210,30 @@ describe('replay of recorded histories', () => {
       .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name)
       .filter(Boolean);
     expect(updates).toEqual(['queueForSlot', 'queueForSlot']);
+  });
+
+  it('behind their patches, a queued run asks its semaphore again, and the semaphore checks on a deadline', async () => {
+    const patchesOf = (h: temporal.api.history.v1.History) =>
+      h.events
+        .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
+        .filter((p) => p != null)
+        .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    const run = await readHistoryFile(path.join(dir, 'concurrency-key-reasked.json'));
+    expect(patchesOf(run)).toEqual([SLOT_REASK_PATCH]);
+    expect(
+      run.events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean),
+    ).toEqual(['tflowQueueForSlot', 'tflowQueueForSlot', 'hold']);
+    expect(
+      run.events.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'slotGranted'),
+    ).toBe(true);
+    const semaphore = await readHistoryFile(path.join(dir, 'concurrency-semaphore-checked.json'));
+    expect(patchesOf(semaphore)).toEqual([SEMAPHORE_LIVENESS_PATCH]);
+    // The check when the first waiter asked, then the one due a minute later (a request came in between).
+    expect(
+      semaphore.events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'tflowLiveHolders',
+      ),
+    ).toHaveLength(2);
   });
 
   it('detects a run whose recorded commands no longer match (the check can fail)', async () => {

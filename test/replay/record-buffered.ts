@@ -15,7 +15,7 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { JobRun } from '../../src/client/job-types';
+import type { JobRun } from '../../src/client/run-types';
 import { pipeline } from '../../src/pipeline';
 import { FIRST_TASK_MEMO } from '../../src/workflows/run-types';
 import { waitFor } from '../helpers/wait-for';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JobRun, ScheduledJobDescription } from '../../src/client/job-types';
+import type { ScheduledJobDescription } from '../../src/client/job-types';
+import type { JobRun } from '../../src/client/run-types';
 import type { RunDescription } from '../../src/client/run-describe';
 import type { DeadLetter } from '../../src/client/dead-letters';
 import { renderDeadLetters } from '../../src/cli/render/dead-letter-render';

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readEnv } from '../../src/config';
-import {
-  DEFAULT_SCHEDULE_START_RPS,
-  devServerDynamicConfig,
-  dynamicConfigArgs,
-} from '../../src/devserver/dynamic-config';
+import { DEFAULT_SCHEDULE_START_RPS, readEnv } from '../../src/config';
+import { devServerDynamicConfig, dynamicConfigArgs } from '../../src/devserver/dynamic-config';
 import { TemporalFlowError } from '../../src/errors';
 
 describe('the embedded server dynamic config', () => {

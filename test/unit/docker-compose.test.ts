@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULT_SCHEDULE_START_RPS, SCHEDULE_START_RPS_KEY } from '../../src/devserver/dynamic-config';
+import { DEFAULT_SCHEDULE_START_RPS } from '../../src/config';
+import { SCHEDULE_START_RPS_KEY } from '../../src/devserver/dynamic-config';
 import { TFLOW_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import {
   CLUSTER_RETENTION_DAYS,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { daysInMonth, ZoneClock } from '../../src/schedule/zone-clock';
+import { daysInMonth } from '../../src/parse/days-in-month';
+import { ZoneClock } from '../../src/schedule/zone-clock';
 
 /*
  * ZoneClock.date() must resolve wall times exactly like Go's time.Date, which the Temporal server uses:

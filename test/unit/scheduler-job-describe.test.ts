@@ -82,7 +82,7 @@ describe('jobs from schedule listings', () => {
     expect(job).toMatchObject({ trigger: { cron: '0 2 * * *', timezone: 'Europe/Paris' }, policies: {} });
   });
 
-  it('tells a spent one-off (no next run, one run taken) from a pending one', () => {
+  it('tells a spent one-off (no next run, its own run taken) from a pending one and from one owing its run', () => {
     const record = encodeJobRecord({
       v: 1,
       trigger: { runAt: '2030-01-01T00:00:00Z' },
@@ -91,7 +91,8 @@ describe('jobs from schedule listings', () => {
     })!;
     const attrs = new TypedSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTE, value: record }]);
     const action = {
-      scheduledAt: new Date(),
+      // Its own run stands for its runAt (scheduled, or backfilled when it was due).
+      scheduledAt: new Date('2030-01-01T00:00:00Z'),
       takenAt: new Date(),
       action: { type: 'startWorkflow' as const, workflow: { workflowId: 'w', firstExecutionRunId: 'r' } },
     };
@@ -123,6 +124,17 @@ describe('jobs from schedule listings', () => {
     });
     expect(isSpentOneOff(jobFromSummary(spent))).toBe(true);
     expect(isSpentOneOff(jobFromSummary(pending))).toBe(false);
+    // Rewritten with replaceExisting from a job that had run: that run stands for an earlier time, and
+    // the one-off, whose own run is still owed, stays listed.
+    const owing = summary({
+      spec,
+      typedSearchAttributes: attrs,
+      info: {
+        recentActions: [{ ...action, scheduledAt: new Date('2029-12-31T23:00:00Z') }],
+        nextActionTimes: [],
+      },
+    });
+    expect(isSpentOneOff(jobFromSummary(owing))).toBe(false);
   });
 });
 

@@ -1,4 +1,5 @@
-import type { JobDescription, JobRun, JobSummary } from '../../client/job-types';
+import type { JobDescription, JobSummary } from '../../client/job-types';
+import type { JobRun } from '../../client/run-types';
 import type { DstWarning } from '../../schedule/dst';
 import { InvalidTriggerError } from '../../schedule/errors';
 import { triggerInWords } from '../../schedule/trigger-words';

@@ -1,4 +1,4 @@
-import type { JobRun } from '../../client/job-types';
+import type { JobRun } from '../../client/run-types';
 import type { RunDescription, RunStep } from '../../client/run-describe';
 import { durationInWords } from '../../schedule/trigger-words';
 import { paint, paintStatus, type RenderContext } from './render-context';
