@@ -10,7 +10,8 @@
  *    after the create call returned; times before it are never processed nor counted), not paused, not
  *    removed, with no state call of the job in flight within SLACK_MS of it) or AMBIGUOUS (a call that
  *    could change it was in flight, or failed, or a trigger call ran in the same second). Then:
- *    (a) no nominal time has two runs (but for one per trigger call sent within a second of it); (b) no run exists for a time the job was surely inactive (before
+ *    (a) no nominal time has two runs (but for one per trigger call sent within a second of it);
+ *    (b) no run exists for a time the job was surely inactive (before
  *    its creation, while surely paused, after its removal) or for an instant the model has no cause for
  *    (not a nominal time, a backfilled time, a trigger call's window or a one-off's past-due start);
  *    (c) Temporal's own skips (overlap and catch-up window, counted by the schedule) account for the
