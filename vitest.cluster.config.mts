@@ -40,9 +40,12 @@ export default defineConfig({
         test: {
           ...common,
           name: 'faults',
-          include: ['test/cluster/faults.test.ts'],
+          // The fault round, then the model-based checker, which kills the server and stops PostgreSQL
+          // under its own seeded load (CHECK_DURATION, FUZZ_SEED; see docs/testing.md).
+          include: ['test/cluster/faults.test.ts', 'test/checker/checker.test.ts'],
           // Breaking the server must not hit the suite's tests: this project starts after the suite ends.
-          // One file, so its faults never overlap either.
+          // One file at a time, so its faults never overlap either.
+          poolOptions: { forks: { singleFork: true } },
           sequence: { groupOrder: 1 },
         },
       },

@@ -49,7 +49,13 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'integration',
-          include: ['test/integration/**/*.test.ts', 'test/chaos/**/*.test.ts', 'test/replay/**/*.test.ts'],
+          include: [
+            'test/integration/**/*.test.ts',
+            'test/chaos/**/*.test.ts',
+            'test/replay/**/*.test.ts',
+            // The model-based checker's short run (its long run: npm run check:model).
+            'test/checker/**/*.test.ts',
+          ],
           // One real Temporal dev server for the project; each test uses its own task queue and ids.
           globalSetup: ['test/setup/temporal-server.ts'],
         },

@@ -1,0 +1,101 @@
+/*
+ * The model-based checker (issue 17, item 3): a seeded mix of jobs and pipelines, concurrent client calls
+ * and faults against a real Temporal and real worker processes, then the invariants of
+ * test/checker/invariants.ts against a model computed from what was asked. See docs/testing.md.
+ *
+ *   npx vitest run test/checker/checker.test.ts              # the short run of `npm test` (60 s of ops)
+ *   npm run check:model                                      # the long run: 30 min, a fresh seed
+ *   FUZZ_SEED=123 CHECK_DURATION=90s npx vitest run test/checker/checker.test.ts   # replay a seed
+ *
+ * Here it owns a dev server on a SQLite file (SIGKILLed and restarted); under `npm run test:cluster` it
+ * runs on the PostgreSQL cluster, which it SIGKILLs and whose PostgreSQL it stops.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { readEnv } from '../../src/config';
+import { parseDuration } from '../../src/parse/duration';
+import { FUZZ_SEED } from '../helpers/fuzz';
+import { GATED_UNTIL_FIXED, makePlan, type Gate } from './generator';
+import { checkHistory, report } from './invariants';
+import { QUIESCE_MS, runPlan } from './runner';
+import { AlertReceiver } from './receiver';
+import { CheckerWorkers, ClusterServer, OwnDevServer, type ServerControl } from './servers';
+
+const durationText = process.env.CHECK_DURATION ?? '60s';
+const DURATION_MS = parseDuration(durationText, 'CHECK_DURATION');
+/** The short run leaves out what today's main cannot pass (GATED_UNTIL_FIXED); CHECK_GATED=1 or a long run includes it. */
+const GATED: ReadonlySet<Gate> =
+  process.env.CHECK_GATED === '1' || DURATION_MS > 5 * 60_000 ? new Set() : new Set(GATED_UNTIL_FIXED);
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c().catch((err: unknown) => console.error(err));
+});
+
+describe('model-based checker', () => {
+  it(
+    `keeps every invariant over ${durationText} of seeded operations and faults (seed ${FUZZ_SEED})`,
+    async () => {
+      const layout = inject('clusterLayout' as never) as
+        ConstructorParameters<typeof ClusterServer>[0] | undefined;
+      const server: ServerControl = layout
+        ? new ClusterServer(layout, inject('temporalAddress'))
+        : await OwnDevServer.start(inject('temporalCli') || readEnv().temporalCli || 'temporal');
+      cleanups.push(() => server.close());
+      const dir = mkdtempSync(path.join(tmpdir(), 'tflow-checker-'));
+      writeFileSync(path.join(dir, 'steps.log'), '');
+      const receiver = await AlertReceiver.start();
+      cleanups.push(() => receiver.stop());
+      const taskQueue = `checker-${Date.now().toString(36)}`;
+      const workers = new CheckerWorkers({
+        address: server.address,
+        namespace: server.namespace,
+        taskQueue,
+        bundlePath: inject('workflowBundlePath'),
+        dir,
+      });
+      cleanups.push(() => workers.stopAll());
+
+      const plan = makePlan({
+        seed: FUZZ_SEED,
+        durationMs: DURATION_MS,
+        gated: GATED,
+        serverFaults: server.faults,
+      });
+      console.info(
+        `checker: seed ${FUZZ_SEED}, ${plan.length} planned operations over ${durationText}` +
+          (GATED.size ? `, gated until fixed: ${[...GATED].join(', ')}` : ''),
+      );
+      const history = await runPlan({
+        seed: FUZZ_SEED,
+        durationMs: DURATION_MS,
+        plan,
+        server,
+        workers,
+        taskQueue,
+        dir,
+        alertUrl: receiver.url,
+        alerts: receiver.deliveries,
+        log: (line) => console.info(`checker: ${line}`),
+      });
+      const result = checkHistory(history);
+      const replay = `FUZZ_SEED=${FUZZ_SEED} CHECK_DURATION=${durationText}${GATED.size ? '' : ' CHECK_GATED=1'} npx vitest run test/checker/checker.test.ts`;
+      const text = report(history, result, replay);
+      console.info(text);
+      if (result.violations.length === 0) rmSync(dir, { recursive: true, force: true });
+      else {
+        // Kept for a look: the history and the steps' log.
+        writeFileSync(
+          path.join(dir, 'history.json'),
+          JSON.stringify({ ...history, killedAt: [...history.killedAt] }, null, 1),
+        );
+        console.info(`checker: history kept in ${dir}`);
+      }
+      expect(result.violations, text).toEqual([]);
+    },
+    // The plan runs late on a loaded machine (a 9-min plan took 11.3 min), and the read-back grows with it.
+    Math.round(DURATION_MS * 1.5) + QUIESCE_MS + 600_000,
+  );
+});

@@ -1,0 +1,474 @@
+/*
+ * The checker's runner: replays a plan (generator.ts) against a real server and real worker processes,
+ * each operation at its offset and without waiting for the ones before (so calls race), through several
+ * client connections; then brings the system to rest and reads back everything the invariants need.
+ * What was asked (with the instants the call was sent and answered, and how it ended) and what was
+ * observed (the steps' own log, the runs in visibility, the dead letters, the alerts received) go into a
+ * {@link History}.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { PipelineClient } from '../../src/client/pipeline-client';
+import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
+import type { JobRun } from '../../src/client/run-types';
+import type { Trigger } from '../../src/schedule/trigger-types';
+import type { JobSpec, Op, TimedOp } from './generator';
+import {
+  flakyPipeline,
+  jobPipeline,
+  keyPipeline,
+  parentPipeline,
+  STEP_NAMES,
+  type StepRecord,
+} from './pipelines';
+import type { Delivery } from './receiver';
+import type { CheckerWorkers, ServerControl, ServerFault } from './servers';
+
+/** One client call as asked: when it was sent (t0) and answered (t1), and how it ended. */
+export interface Call {
+  t0: number;
+  t1: number;
+  ok: boolean;
+  error?: string;
+}
+
+export interface JobLife {
+  id: string;
+  spec: JobSpec;
+  trigger: Trigger;
+  /** The job's misfire grace (ms, null: none) as created and as each modify call set it, for I1d. */
+  graces: (Call & { ms: number | null })[];
+  create: Call;
+  /** When the schedule began processing its times (its `info.createdAt`), when read. */
+  createdAt?: number;
+  /** pause / resume / remove, in the order they were sent. */
+  states: (Call & { kind: 'pause' | 'resume' | 'remove' })[];
+  triggers: Call[];
+  backfills: (Call & { from: number; to: number })[];
+  /** The checker's own pause before it read the counters (quiesce); absent if the job was removed before. */
+  finalPause?: Call;
+  counters?: {
+    skippedOverlap: number;
+    missedCatchupWindow: number;
+    /** Runs held back when the job was read (its buffer), and those dropped from a full buffer. */
+    buffered: number;
+    bufferDropped: number;
+  };
+  runs: JobRun[];
+}
+
+export interface DirectRun {
+  kind: 'key' | 'parent' | 'child' | 'flaky' | 'redrive';
+  workflowId: string;
+  key?: string;
+  start: Call;
+  status?: string;
+  closedAt?: number;
+  /** redrive: the letter it redrove. */
+  letter?: string;
+}
+
+export interface Fault {
+  kind: 'worker-kill' | ServerFault;
+  t0: number;
+  t1: number;
+  pid?: number;
+}
+
+export interface History {
+  seed: number;
+  durationMs: number;
+  plan: TimedOp[];
+  calls: { op: string; call: Call }[];
+  jobs: JobLife[];
+  direct: DirectRun[];
+  faults: Fault[];
+  steps: StepRecord[];
+  killedAt: Map<number, number>;
+  alerts: Delivery[];
+  letters: { workflowId: string; lastWorkflowId: string; failures: number }[];
+  /** Pipeline runs still running once the system was left at rest for {@link QUIESCE_MS}. */
+  stillRunning: { workflowId: string; type: string; startedAt: number }[];
+  /** When quiescence began (no more ops, faults or new runs). */
+  restAt: number;
+}
+
+/** Jobs alive at once: each fires every few seconds, and the server shares 2 cores with the rest. */
+export const MAX_LIVE_JOBS = 8;
+
+/** How long every run gets, once the system is at rest, to end: far above a run's own length (~15 s). */
+export const QUIESCE_MS = 120_000;
+
+export interface RunnerOptions {
+  seed: number;
+  durationMs: number;
+  plan: TimedOp[];
+  server: ServerControl;
+  workers: CheckerWorkers;
+  taskQueue: string;
+  dir: string;
+  alertUrl: string;
+  alerts: Delivery[];
+  log: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const message = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+/** Retries `f` (a call the server may refuse while it restarts) until it succeeds or `ms` pass. */
+async function persist<T>(what: string, ms: number, f: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await f();
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`${what}: ${message(err)}`, { cause: err });
+      await sleep(500);
+    }
+  }
+}
+
+export async function runPlan(opts: RunnerOptions): Promise<History> {
+  const { server, workers, taskQueue, dir, log } = opts;
+  const connections: Connection[] = [];
+  const clients: { scheduler: PipelineScheduler; runs: PipelineClient; client: Client }[] = [];
+  for (let i = 0; i < 3; i++) {
+    const connection = await Connection.connect({ address: server.address });
+    connections.push(connection);
+    const client = new Client({ connection, namespace: server.namespace });
+    clients.push({
+      client,
+      scheduler: new PipelineScheduler(client, { taskQueue, steps: STEP_NAMES }),
+      runs: new PipelineClient(client, { taskQueue, steps: STEP_NAMES }),
+    });
+  }
+  let turn = 0;
+  const anyClient = () => clients[turn++ % clients.length]!;
+  const tag = `${opts.seed.toString(36).replace('-', 'm')}-${Date.now().toString(36)}`;
+
+  const h: History = {
+    seed: opts.seed,
+    durationMs: opts.durationMs,
+    plan: opts.plan,
+    calls: [],
+    jobs: [],
+    direct: [],
+    faults: [],
+    steps: [],
+    killedAt: workers.killedAt,
+    alerts: opts.alerts,
+    letters: [],
+    stillRunning: [],
+    restAt: 0,
+  };
+  const call = async (kind: string, f: () => Promise<unknown>): Promise<Call> => {
+    const t0 = Date.now();
+    let c: Call;
+    try {
+      await f();
+      c = { t0, t1: Date.now(), ok: true };
+    } catch (err) {
+      c = { t0, t1: Date.now(), ok: false, error: message(err) };
+    }
+    h.calls.push({ op: kind, call: c });
+    return c;
+  };
+  const webhook = { webhook: { url: opts.alertUrl } };
+  let serial = 0;
+  const pending: Promise<unknown>[] = [];
+  let serverFaulting = Promise.resolve();
+
+  const ensureWorkers = async () => {
+    while (workers.count < 2) await persist('start a worker', 120_000, () => workers.start());
+  };
+
+  async function createJob(spec: JobSpec): Promise<void> {
+    const id = `ck-${tag}-${++serial}`;
+    const { scheduler } = anyClient();
+    // At most MAX_LIVE_JOBS at once (a long run would otherwise pile up hundreds): the oldest goes first.
+    const live = h.jobs.filter((j) => !j.states.some((s) => s.kind === 'remove'));
+    if (live.length >= MAX_LIVE_JOBS) {
+      const oldest = live[0]!;
+      // Marked before the call: creates in flight at once each pick a different job to remove.
+      const entry: JobLife['states'][number] = { t0: Date.now(), t1: 0, ok: false, kind: 'remove' };
+      oldest.states.push(entry);
+      Object.assign(entry, await call('remove', () => scheduler.removeJob(oldest.id)));
+    }
+    const common = {
+      jobId: id,
+      args: [{ ms: spec.ms }],
+      maxInstances: spec.maxInstances,
+      coalesce: spec.coalesce,
+      ...(spec.graceS ? { misfireGraceTime: `${spec.graceS}s` as const } : {}),
+      ...(spec.onMissed ? { onMissed: webhook } : {}),
+      ...(spec.onLate ? { onLate: webhook, lateAfter: '2s' as const } : {}),
+    };
+    const t = spec.trigger;
+    const trigger: Trigger =
+      t.kind === 'interval'
+        ? { every: `${t.everyS}s` }
+        : t.kind === 'calendar'
+          ? { calendar: { second: `*/${t.stepS}`, minute: '*', hour: '*' } }
+          : { runAt: new Date(Date.now() + t.inMs) };
+    const life: JobLife = {
+      id,
+      spec,
+      trigger,
+      graces: [],
+      create: { t0: 0, t1: 0, ok: false },
+      states: [],
+      triggers: [],
+      backfills: [],
+      runs: [],
+    };
+    h.jobs.push(life);
+    life.create = await call('create', () =>
+      t.kind === 'interval'
+        ? scheduler.scheduleInterval(jobPipeline, { ...common, every: `${t.everyS}s` })
+        : t.kind === 'calendar'
+          ? scheduler.schedule(jobPipeline, {
+              ...common,
+              calendar: { second: `*/${t.stepS}`, minute: '*', hour: '*' },
+            })
+          : scheduler.scheduleAt(jobPipeline, { ...common, runAt: (trigger as { runAt: Date }).runAt }),
+    );
+    life.graces.push({ ...life.create, ms: spec.graceS ? spec.graceS * 1000 : null });
+    // A schedule starts processing its times at its own workflow's first task (Temporal's createTime),
+    // which a loaded or restarting server may run seconds after the create call returned.
+    if (life.create.ok)
+      await call('describe', async () => {
+        life.createdAt = (await scheduler.client.schedule.getHandle(id).describe()).info.createdAt.getTime();
+      });
+  }
+
+  async function runOp(op: Op): Promise<void> {
+    const jobOf = (ref: number) => (h.jobs.length === 0 ? undefined : h.jobs[ref % h.jobs.length]);
+    switch (op.kind) {
+      case 'create':
+        return createJob(op.job);
+      case 'modify': {
+        const job = jobOf(op.job);
+        if (!job) return;
+        const c = await call('modify', () =>
+          anyClient().scheduler.modifyJob(job.id, {
+            args: [{ ms: op.ms }],
+            note: `modified by op at ${new Date().toISOString()}`,
+            misfireGraceTime: op.graceS === null ? undefined : `${op.graceS}s`,
+          }),
+        );
+        job.graces.push({ ...c, ms: op.graceS === null ? null : op.graceS * 1000 });
+        return;
+      }
+      case 'pause':
+      case 'resume':
+      case 'remove': {
+        const job = jobOf(op.job);
+        if (!job) return;
+        const s = anyClient().scheduler;
+        const c = await call(op.kind, () =>
+          op.kind === 'pause'
+            ? s.pauseJob(job.id)
+            : op.kind === 'resume'
+              ? s.resumeJob(job.id)
+              : s.removeJob(job.id),
+        );
+        job.states.push({ ...c, kind: op.kind });
+        return;
+      }
+      case 'trigger': {
+        const job = jobOf(op.job);
+        if (!job) return;
+        job.triggers.push(await call('trigger', () => anyClient().scheduler.triggerJob(job.id)));
+        return;
+      }
+      case 'backfill': {
+        const job = jobOf(op.job);
+        if (!job || job.create.t0 === 0) return;
+        // Disjoint windows wholly before the job existed (never fired), off whole seconds so that no fire
+        // time sits on an edge: each backfilled time has exactly one outcome to find.
+        const end = Math.floor(job.create.t0 / 1000) * 1000 - 2_500 - job.backfills.length * 11_000;
+        const from = end - op.spanS * 1000;
+        const c = await call('backfill', () =>
+          anyClient().scheduler.backfillJob(job.id, { from: new Date(from), to: new Date(end) }),
+        );
+        job.backfills.push({ ...c, from, to: end });
+        return;
+      }
+      case 'key-burst': {
+        const key = `k${op.key}`;
+        await Promise.all(
+          Array.from({ length: op.n }, async () => {
+            const workflowId = `ck-key-${tag}-${++serial}`;
+            const run: DirectRun = { kind: 'key', workflowId, key, start: { t0: 0, t1: 0, ok: false } };
+            h.direct.push(run);
+            run.start = await call('key-burst', () =>
+              anyClient().runs.start(keyPipeline, [{ ms: op.ms, key }], { workflowId }),
+            );
+          }),
+        );
+        return;
+      }
+      case 'parent': {
+        const workflowId = `ck-parent-${tag}-${++serial}`;
+        const run: DirectRun = { kind: 'parent', workflowId, start: { t0: 0, t1: 0, ok: false } };
+        h.direct.push(run);
+        run.start = await call('parent', () =>
+          anyClient().runs.start(parentPipeline, [{ ms: op.ms }], { workflowId }),
+        );
+        h.direct.push({ kind: 'child', workflowId: `${workflowId}/kid`, start: run.start });
+        if (!run.start.ok) return;
+        await sleep(op.signalAfterMs);
+        await call('signal', () =>
+          persist('signal go', 60_000, () => anyClient().runs.signal(workflowId, 'go', { ms: op.ms })),
+        );
+        return;
+      }
+      case 'flaky': {
+        const workflowId = `ck-flaky-${tag}-${++serial}`;
+        const run: DirectRun = { kind: 'flaky', workflowId, start: { t0: 0, t1: 0, ok: false } };
+        h.direct.push(run);
+        const c = anyClient();
+        run.start = await call('flaky', () => c.runs.start(flakyPipeline, [{ ms: 200 }], { workflowId }));
+        if (!run.start.ok) return;
+        // Fails at `charge`; then fixed and redriven (the letter must be filed before it can be read).
+        await persist('the flaky run to fail', 120_000, async () => {
+          const d = await c.client.workflow.getHandle(workflowId).describe();
+          if (d.status.name !== 'FAILED') throw new Error(`still ${d.status.name}`);
+        }).catch(() => undefined);
+        await sleep(op.redriveAfterMs);
+        writeFileSync(path.join(dir, `fixed-${workflowId}`), '');
+        let redriven = '';
+        const rc = await call('redrive', () =>
+          persist('redrive', 60_000, async () => {
+            redriven = (await anyClient().runs.redrive(workflowId)).workflowId;
+          }),
+        );
+        if (redriven) h.direct.push({ kind: 'redrive', workflowId: redriven, start: rc, letter: workflowId });
+        return;
+      }
+      case 'worker-kill': {
+        const t0 = Date.now();
+        const pid = await workers.killOne();
+        await sleep(op.downMs);
+        await ensureWorkers();
+        h.faults.push({ kind: op.kind, t0, t1: Date.now(), ...(pid ? { pid } : {}) });
+        return;
+      }
+      case 'temporal-kill':
+      case 'postgres-stop': {
+        if (!server.faults.includes(op.kind)) return;
+        const t0 = Date.now();
+        const done = serverFaulting.then(() => server.fault(op.kind, op.downMs));
+        serverFaulting = done.catch(() => undefined);
+        await done;
+        h.faults.push({ kind: op.kind, t0, t1: Date.now() });
+        log(`${op.kind}: down ${op.downMs} ms, back after ${Date.now() - t0} ms`);
+        await ensureWorkers();
+        return;
+      }
+    }
+  }
+
+  await ensureWorkers();
+  const started = Date.now();
+  for (const { at, op } of opts.plan) {
+    await sleep(Math.max(0, started + at - Date.now()));
+    pending.push(runOp(op).catch((err: unknown) => log(`op ${op.kind} threw: ${message(err)}`)));
+  }
+  await Promise.all(pending);
+  h.restAt = Date.now();
+  log(`plan done in ${h.restAt - started} ms; bringing the system to rest`);
+  await ensureWorkers();
+
+  // At rest: every job paused (its counters then stop moving), read, removed; the jobs side by side.
+  const c = clients[0]!;
+  const live = h.jobs.filter((job) => !job.states.some((s) => s.kind === 'remove' && s.ok));
+  await Promise.all(
+    live.map(async (job) => {
+      // A job whose create or removal failed may or may not exist: one try, no waiting on a missing one.
+      const unsure = !job.create.ok || job.states.some((s) => s.kind === 'remove');
+      job.finalPause = await call('pause', () =>
+        unsure
+          ? c.scheduler.pauseJob(job.id)
+          : persist('final pause', 60_000, () => c.scheduler.pauseJob(job.id)),
+      );
+    }),
+  );
+  log(`rest: ${live.filter((j) => j.finalPause?.ok).length} jobs paused (${Date.now() - h.restAt} ms)`);
+  await sleep(3_000);
+  await Promise.all(
+    live
+      .filter((job) => job.finalPause?.ok)
+      .map(async (job) => {
+        // Temporal's own counts of what it did not start, and the runs it still held back (buffered).
+        const d = await persist('final describe', 60_000, () =>
+          c.client.schedule.getHandle(job.id).describe(),
+        );
+        job.createdAt ??= d.info.createdAt.getTime();
+        job.counters = {
+          skippedOverlap: d.info.numActionsSkippedOverlap,
+          missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
+          buffered: Number(d.raw.info?.bufferSize ?? 0),
+          bufferDropped: Number(d.raw.info?.bufferDropped ?? 0),
+        };
+        await persist('final remove', 60_000, () => c.scheduler.removeJob(job.id));
+      }),
+  );
+  log(`rest: counters read, jobs removed (${Date.now() - h.restAt} ms)`);
+  // Every pipeline run of the queue must end by itself within QUIESCE_MS.
+  const running = `TaskQueue = '${taskQueue}' AND WorkflowType = 'pipelineWorkflow' AND ExecutionStatus = 'Running'`;
+  const deadline = Date.now() + QUIESCE_MS;
+  for (;;) {
+    const open: History['stillRunning'] = [];
+    for await (const w of c.client.workflow.list({ query: running }))
+      open.push({ workflowId: w.workflowId, type: w.type, startedAt: w.startTime.getTime() });
+    if (open.length === 0 || Date.now() > deadline) {
+      h.stillRunning = open;
+      break;
+    }
+    await sleep(2_000);
+  }
+  log(`at rest: ${h.stillRunning.length} pipeline runs still running after ${QUIESCE_MS / 1000} s`);
+
+  // Read back: visibility settles within seconds of the last close; read until two reads agree.
+  const readRuns = async () => Promise.all(h.jobs.map((j) => c.runs.listRuns({ jobId: j.id, limit: 1_000 })));
+  let before = JSON.stringify(await readRuns());
+  for (let i = 0; i < 10; i++) {
+    await sleep(2_000);
+    const now = await readRuns();
+    const text = JSON.stringify(now);
+    if (text === before) {
+      now.forEach((runs, i) => (h.jobs[i]!.runs = runs));
+      break;
+    }
+    before = text;
+  }
+  log(`rest: job runs read (${Date.now() - h.restAt} ms)`);
+  for (const run of h.direct) {
+    if (!run.start.ok) continue;
+    try {
+      const d = await c.client.workflow.getHandle(run.workflowId).describe();
+      run.status = d.status.name;
+      if (d.closeTime) run.closedAt = d.closeTime.getTime();
+    } catch (err) {
+      run.status = `unknown (${message(err)})`;
+    }
+  }
+  h.letters = (await c.runs.listDeadLetters({ pipeline: flakyPipeline.spec.name, limit: 1_000 })).map(
+    (l) => ({
+      workflowId: l.workflowId,
+      lastWorkflowId: l.lastWorkflowId,
+      failures: l.failures,
+    }),
+  );
+  log(`rest: direct runs and letters read (${Date.now() - h.restAt} ms)`);
+  // Alerts are delivered by the runs before they end; a moment for the last posts in flight.
+  await sleep(2_000);
+  h.steps = readFileSync(path.join(dir, 'steps.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as StepRecord);
+  for (const connection of connections) await connection.close();
+  return h;
+}
