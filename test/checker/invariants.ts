@@ -49,7 +49,7 @@
  *    Not covered: onSilent and the server-counted misses, which the watchdog reads every 5 minutes.
  */
 import { previewTrigger } from '../../src/schedule/preview';
-import type { JobRun } from '../../src/client/run-types';
+import type { JobRun } from '../../src/client/runs/run-types';
 import type { Trigger } from '../../src/schedule/trigger-types';
 import { KEY_MAX, STEP_ORDER, type StepRecord } from './pipelines';
 import { QUIESCE_MS, type Call, type History, type JobLife } from './runner';

@@ -6,7 +6,7 @@
  * For working on the invariants without replaying the run. Prints the same report as the checker.
  */
 import { readFileSync } from 'node:fs';
-import type { JobRun } from '../../src/client/run-types';
+import type { JobRun } from '../../src/client/runs/run-types';
 import { checkHistory, report } from './invariants';
 import type { History } from './runner';
 

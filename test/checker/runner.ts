@@ -9,9 +9,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { PipelineClient } from '../../src/client/pipeline-client';
-import { PipelineScheduler } from '../../src/client/pipeline-scheduler';
-import type { JobRun } from '../../src/client/run-types';
+import { PipelineClient } from '../../src/client/runs/pipeline-client';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import type { JobRun } from '../../src/client/runs/run-types';
 import type { Trigger } from '../../src/schedule/trigger-types';
 import type { JobSpec, Op, TimedOp } from './generator';
 import {
