@@ -290,7 +290,10 @@ describe('webhook secrets of alerts', () => {
           { key: JOB_SEARCH_ATTRIBUTE, value: JSON.stringify(whole) },
         ]),
       }));
-      expect(leaked((await rawSchedule(jobId)).searchAttributes)).toEqual([SLACK_SECRET]);
+      // A schedule update reaches the schedule's own workflow as a signal: describe shows it once applied.
+      await waitFor('the old-form attribute written', async () =>
+        leaked((await rawSchedule(jobId)).searchAttributes).includes(SLACK_SECRET) ? true : undefined,
+      );
       const listed = await waitFor('the old-form job listed', async () => {
         const job = (await scheduler.listJobs({ includeForeign: false })).find((j) => j.id === jobId);
         return job && !job.foreign && JSON.stringify(job.trigger) === '{"every":"1h"}' ? job : undefined;

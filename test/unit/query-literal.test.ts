@@ -18,8 +18,10 @@ describe('queuedDeadLettersQuery', () => {
   it('filters by pipeline with one escaped literal', () => {
     expect(queuedDeadLettersQuery("bob's")).toBe(`${base} AND TflowPipeline = 'bob\\'s'`);
   });
-  it('leaves a name with a backslash to the client-side filter (SQL visibility would double it)', () => {
-    expect(queuedDeadLettersQuery('C:\\etl')).toBe(base);
+  it('asks for a name with a backslash by the part before it (SQL visibility would double the backslash), the exact name left to the client-side filter', () => {
+    expect(queuedDeadLettersQuery('C:\\etl')).toBe(`${base} AND TflowPipeline STARTS_WITH 'C:'`);
+    expect(queuedDeadLettersQuery("it's\\odd")).toBe(`${base} AND TflowPipeline STARTS_WITH 'it\\'s'`);
+    expect(queuedDeadLettersQuery('\\etl')).toBe(base);
     expect(queuedDeadLettersQuery()).toBe(base);
   });
 });

@@ -76,16 +76,20 @@ export class DeadLetterNotFoundError extends TemporalFlowError {
 }
 
 /**
- * Visibility query of the keepers of queued dead letters (optionally of one pipeline). A name with a
- * backslash is left out of it: Temporal's SQL visibility escapes the backslash of the value it parsed once
- * more for SQLite and PostgreSQL, so the query would miss that name (or match another); {@link listDeadLetters}
- * filters on the letters' summaries instead, as it does for every name.
+ * Visibility query of the keepers of queued dead letters (optionally of one pipeline). For a name with a
+ * backslash, the query asks only for the part before the first backslash (`STARTS_WITH`): Temporal's SQL
+ * visibility escapes the backslash of the value it parsed once more for SQLite and PostgreSQL, so an exact
+ * match would miss that name (or match another). {@link listDeadLetters} then keeps the exact name from the
+ * letters' summaries, as it does for every name, and the listing stays within that pipeline's neighbours
+ * rather than the whole queue (whose other letters it may not even be able to decode).
  */
 export function queuedDeadLettersQuery(pipeline?: string): string {
   const base = `WorkflowType = ${queryLiteral(DEAD_LETTER_WORKFLOW_TYPE)} AND ExecutionStatus = 'Running'`;
-  return pipeline === undefined || pipeline.includes('\\')
-    ? base
-    : `${base} AND ${PIPELINE_SEARCH_ATTRIBUTE.name} = ${queryLiteral(pipeline)}`;
+  if (pipeline === undefined) return base;
+  const attr = PIPELINE_SEARCH_ATTRIBUTE.name;
+  if (!pipeline.includes('\\')) return `${base} AND ${attr} = ${queryLiteral(pipeline)}`;
+  const prefix = pipeline.slice(0, pipeline.indexOf('\\'));
+  return prefix === '' ? base : `${base} AND ${attr} STARTS_WITH ${queryLiteral(prefix)}`;
 }
 
 /**
