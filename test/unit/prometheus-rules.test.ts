@@ -135,6 +135,19 @@ describe('deploy/prometheus-rules.yml under promtool', () => {
     expect(code).toBe(0);
   });
 
+  it("promtool check rules: every query of the Grafana dashboard parses (as a recording rule's)", async () => {
+    const dashboard = JSON.parse(await readFile(path.join(deploy, 'grafana-dashboard.json'), 'utf8')) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    const queries = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    const file = path.join(await mkdtemp(path.join(scratch, 'dashboard-')), 'queries.yml');
+    const rules = queries.map((expr, i) => ({ record: `tflow_dashboard_query_${i}`, expr }));
+    await writeFile(file, stringify({ groups: [{ name: 'dashboard', rules }] }));
+    const { code, output } = await promtoolSays(['check', 'rules', file]);
+    expect(output).toContain(`SUCCESS: ${queries.length} rules found`);
+    expect(code).toBe(0);
+  });
+
   it('promtool check rules fails for an expression that does not parse', async () => {
     const dir = await mkdtemp(path.join(scratch, 'broken-'));
     const rules = await rulesFile();
