@@ -91,6 +91,11 @@ export interface TflowEnv {
    */
   chromium: string | undefined;
   /**
+   * promtool of the test suite's alert rules test (`PROMTOOL`); unset means one is looked for on PATH, then
+   * Debian's `prometheus` package is unpacked into `.tflow/` when running as root (test/helpers/promtool.ts).
+   */
+  promtool: string | undefined;
+  /**
    * Scheduled workflow starts per second the embedded server allows per namespace
    * (`TFLOW_SCHEDULE_START_RPS`; its dynamic config `worker.schedulerNamespaceStartWorkflowRPS`).
    * @default 1000
@@ -145,6 +150,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     codecToken: codecToken(env.TFLOW_CODEC_TOKEN),
     path: env.PATH ?? '',
     chromium: env.CHROMIUM || undefined,
+    promtool: env.PROMTOOL || undefined,
     scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
     color: colorMode(env),
     logLevel: logLevel(env.TFLOW_LOG_LEVEL),

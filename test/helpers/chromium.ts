@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
-import { access, constants } from 'node:fs/promises';
-import path from 'node:path';
-import { promisify } from 'node:util';
+import { aptGetUpdatingOnce, findTool, type FoundTool, versionOf } from './find-tool';
 
-const run = promisify(execFile);
+export { APT_TIMEOUT_MS } from './find-tool';
 
 /*
  * The browser of the Temporal UI test (test/integration/temporal-ui.test.ts), found or installed the way the
@@ -19,11 +16,7 @@ export const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome'] 
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
 /** A browser that answered `--version`. */
-export interface FoundChromium {
-  path: string;
-  source: 'CHROMIUM' | 'PATH' | 'installed';
-  version: string;
-}
+export type FoundChromium = FoundTool<'CHROMIUM' | 'PATH' | 'installed'>;
 
 export interface FindChromiumOptions {
   /** `CHROMIUM` (read by src/config.ts), when set. */
@@ -54,41 +47,6 @@ export class ChromiumNotFoundError extends Error {
   }
 }
 
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The first line of what a failed command said, for a one-line reason. */
-function firstLine(err: unknown): string {
-  const e = err as NodeJS.ErrnoException & { stderr?: string };
-  if (e.code === 'ENOENT') return 'not found';
-  const lines = (e.stderr || e.message).trim().split('\n');
-  return (lines.find((l) => l.startsWith('E: ')) ?? lines[0] ?? '').trim();
-}
-
-async function versionOf(
-  file: string,
-  source: FoundChromium['source'],
-  tried: string[],
-): Promise<FoundChromium | undefined> {
-  if (!(await isExecutable(file))) {
-    tried.push(`${source}: ${file} does not exist or is not executable`);
-    return undefined;
-  }
-  try {
-    const { stdout } = await run(file, ['--version'], { timeout: 30_000 });
-    return { path: file, source, version: stdout.trim() };
-  } catch (err) {
-    tried.push(`${source}: ${file} --version failed: ${firstLine(err)}`);
-    return undefined;
-  }
-}
-
 /**
  * Looks for the browser: `CHROMIUM`, then {@link CHROMIUM_NAMES} on PATH (each name in every folder before
  * the next name). Returns the first that answers `--version`, with the list of what was tried.
@@ -96,41 +54,13 @@ async function versionOf(
 export async function findChromium(
   opts: FindChromiumOptions,
 ): Promise<{ chromium?: FoundChromium; tried: string[] }> {
-  const tried: string[] = [];
-  if (opts.explicitPath) {
-    const found = await versionOf(path.resolve(opts.explicitPath), 'CHROMIUM', tried);
-    if (found) return { chromium: found, tried };
-  } else {
-    tried.push('CHROMIUM: not set');
-  }
-  const dirs = opts.searchPath.split(path.delimiter).filter(Boolean);
-  let onPath = 0;
-  for (const name of CHROMIUM_NAMES) {
-    for (const dir of dirs) {
-      const file = path.join(dir, name);
-      if (!(await isExecutable(file))) continue;
-      onPath += 1;
-      const found = await versionOf(file, 'PATH', tried);
-      if (found) return { chromium: found, tried };
-    }
-  }
-  if (onPath === 0) tried.push(`PATH: no ${CHROMIUM_NAMES.join(', ')} in ${dirs.length} folders`);
-  return { tried };
-}
-
-/** apt-get's words for a package list that is missing or stale: `apt-get update` is the cure. */
-const NEEDS_UPDATE =
-  /Unable to locate package|has no installation candidate|run apt-get update|Failed to fetch/i;
-
-/** Longest one apt-get call may take; an install runs at most three (install, update, install). */
-export const APT_TIMEOUT_MS = 480_000;
-
-async function aptGet(aptGetPath: string, args: string[]): Promise<void> {
-  await run(aptGetPath, ['-o', 'DPkg::Lock::Timeout=300', ...args], {
-    timeout: APT_TIMEOUT_MS,
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  const { found, tried } = await findTool({
+    explicitPath: opts.explicitPath,
+    explicitName: 'CHROMIUM',
+    names: CHROMIUM_NAMES,
+    searchPath: opts.searchPath,
   });
+  return found ? { chromium: found, tried } : { tried };
 }
 
 /**
@@ -147,18 +77,8 @@ export async function installChromium(
   (opts.log ?? console.warn)(
     `installing Debian's chromium for the browser test (${apt} ${install.join(' ')})`,
   );
-  try {
-    await aptGet(apt, install);
-  } catch (err) {
-    const why = firstLine(err);
-    if (!NEEDS_UPDATE.test(why)) return { tried: [`${apt} ${install.join(' ')}: ${why}`] };
-    try {
-      await aptGet(apt, ['update']);
-      await aptGet(apt, install);
-    } catch (again) {
-      return { tried: [`${apt} ${install.join(' ')}: ${why}; after ${apt} update: ${firstLine(again)}`] };
-    }
-  }
+  const failed = await aptGetUpdatingOnce(apt, install);
+  if (failed) return { tried: [failed] };
   const tried: string[] = [];
   const found = await versionOf(opts.installedPath ?? DEBIAN_CHROMIUM, 'installed', tried);
   return found ? { chromium: found, tried } : { tried };

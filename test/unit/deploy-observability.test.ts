@@ -80,6 +80,17 @@ describe('deploy/ dashboard and alert rules', () => {
     }
   });
 
+  it('the dashboard shows every metric the alert rules read', async () => {
+    const known = await exported();
+    const shown = new Set(
+      dashboard.panels.flatMap((p) => p.targets.flatMap((t) => metricsIn(t.expr, known))),
+    );
+    const alerted = [...new Set(rules.flatMap((r) => metricsIn(r.expr, known)))];
+    expect(alerted).toContain('tflow_job_silent');
+    expect(alerted).toContain('tflow_alert_deliveries_total');
+    expect(alerted.filter((m) => !shown.has(m))).toEqual([]);
+  });
+
   it('the dashboard has a query in every panel', () => {
     expect(dashboard.panels.length).toBeGreaterThan(5);
     for (const p of dashboard.panels) expect(p.targets.length, p.title).toBeGreaterThan(0);

@@ -1,20 +1,14 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { logLines, writeScript } from '../helpers/fake-commands';
 import { ChromiumNotFoundError, ensureChromium, findChromium } from '../helpers/chromium';
 
 let dir: string;
 
-async function script(file: string, body: string): Promise<string> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, `#!/bin/sh\n${body}\n`);
-  await chmod(file, 0o755);
-  return file;
-}
-
 /** A stand-in browser that answers `--version` like Chromium does, saying where it lives. */
-const fakeBrowser = (file: string) => script(file, `echo "Chromium 136.0 (${file})"`);
+const fakeBrowser = (file: string) => writeScript(file, `echo "Chromium 136.0 (${file})"`);
 
 /**
  * A stand-in apt-get that logs its arguments (without the lock option) to `apt.log`. `install` writes the
@@ -28,7 +22,7 @@ async function fakeAptGet(opts: {
 }): Promise<string> {
   const log = path.join(dir, 'apt.log');
   const updated = path.join(dir, 'apt.updated');
-  return script(
+  return writeScript(
     path.join(dir, 'apt', 'apt-get'),
     [
       'shift 2', // -o DPkg::Lock::Timeout=300
@@ -45,8 +39,7 @@ async function fakeAptGet(opts: {
   );
 }
 
-const aptCalls = async () =>
-  (await readFile(path.join(dir, 'apt.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+const aptCalls = async () => logLines(path.join(dir, 'apt.log'));
 const quiet = () => undefined;
 
 beforeEach(async () => {
@@ -81,7 +74,7 @@ describe('findChromium: CHROMIUM, then chromium, chromium-browser, google-chrome
   });
 
   it('falls through a CHROMIUM that is missing and a browser that does not run, saying so', async () => {
-    const broken = await script(path.join(dir, 'a', 'chromium'), 'exit 3');
+    const broken = await writeScript(path.join(dir, 'a', 'chromium'), 'exit 3');
     const good = await fakeBrowser(path.join(dir, 'b', 'chromium'));
     const { chromium, tried } = await findChromium({
       explicitPath: path.join(dir, 'missing'),
