@@ -7,7 +7,8 @@
  * I1 one outcome per nominal time. For each job, the model lists the nominal times of its trigger and of
  *    its backfill windows, each either CERTAIN (the job was surely active then: live (after its schedule's
  *    own `createdAt`, when Temporal's schedule workflow first ran, which a loaded server can put seconds
- *    after the create call returned; times before it are never processed nor counted), not paused, not
+ *    after the create call returned, taken to its whole second as Temporal does; times before it are
+ *    never processed nor counted), not paused, not
  *    removed, with no state call of the job in flight within SLACK_MS of it) or AMBIGUOUS (a call that
  *    could change it was in flight, or failed, or a trigger call ran in the same second). Then:
  *    (a) no nominal time has two runs (but for one per trigger call sent within a second of it);
@@ -108,10 +109,17 @@ function stateOf(job: JobLife, h: History): (t: number) => State {
     return { lo, hi: c.t1 + SLACK_MS };
   };
   // Live from the schedule's own start (its createdAt, read back), which can come seconds after the
-  // create call returned; unread, the job may or may not be live until a later state call says.
+  // create call returned; unread, the job may or may not be live until a later state call says. Temporal
+  // takes that start to the whole second: a time of the second it was created in may run (seen: a run for
+  // 23:08:14.000 of a schedule created at 23:08:14.149), so the window opens at the start of that second.
   const windows: Window[] = [
     job.create.ok && job.createdAt !== undefined
-      ? { lo: job.createdAt, hi: job.createdAt + 1_000, effect: 'active', removes: false }
+      ? {
+          lo: Math.floor(job.createdAt / 1_000) * 1_000,
+          hi: job.createdAt + 1_000,
+          effect: 'active',
+          removes: false,
+        }
       : { lo: job.create.t0, hi: job.create.t1 + SLACK_MS, effect: 'unknown', removes: false },
   ];
   const states = [...job.states];
