@@ -17,7 +17,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { readEnv } from '../../src/config';
 import { parseDuration } from '../../src/parse/duration';
 import { FUZZ_SEED } from '../helpers/fuzz';
-import { GATED_UNTIL_FIXED, makePlan, type Gate } from './generator';
+import { makePlan } from './generator';
 import { checkHistory, report } from './invariants';
 import { QUIESCE_MS, runPlan } from './runner';
 import { AlertReceiver } from './receiver';
@@ -25,9 +25,6 @@ import { CheckerWorkers, ClusterServer, OwnDevServer, type ServerControl } from 
 
 const durationText = process.env.CHECK_DURATION ?? '60s';
 const DURATION_MS = parseDuration(durationText, 'CHECK_DURATION');
-/** The short run leaves out what today's main cannot pass (GATED_UNTIL_FIXED); CHECK_GATED=1 or a long run includes it. */
-const GATED: ReadonlySet<Gate> =
-  process.env.CHECK_GATED === '1' || DURATION_MS > 5 * 60_000 ? new Set() : new Set(GATED_UNTIL_FIXED);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -61,13 +58,9 @@ describe('model-based checker', () => {
       const plan = makePlan({
         seed: FUZZ_SEED,
         durationMs: DURATION_MS,
-        gated: GATED,
         serverFaults: server.faults,
       });
-      console.info(
-        `checker: seed ${FUZZ_SEED}, ${plan.length} planned operations over ${durationText}` +
-          (GATED.size ? `, gated until fixed: ${[...GATED].join(', ')}` : ''),
-      );
+      console.info(`checker: seed ${FUZZ_SEED}, ${plan.length} planned operations over ${durationText}`);
       const history = await runPlan({
         seed: FUZZ_SEED,
         durationMs: DURATION_MS,
@@ -81,7 +74,7 @@ describe('model-based checker', () => {
         log: (line) => console.info(`checker: ${line}`),
       });
       const result = checkHistory(history);
-      const replay = `FUZZ_SEED=${FUZZ_SEED} CHECK_DURATION=${durationText}${GATED.size ? '' : ' CHECK_GATED=1'} npx vitest run test/checker/checker.test.ts`;
+      const replay = `FUZZ_SEED=${FUZZ_SEED} CHECK_DURATION=${durationText} npx vitest run test/checker/checker.test.ts`;
       const text = report(history, result, replay);
       console.info(text);
       if (result.violations.length === 0) rmSync(dir, { recursive: true, force: true });

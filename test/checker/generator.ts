@@ -44,59 +44,46 @@ export interface TimedOp {
   op: Op;
 }
 
-/**
- * Op kinds (and job shapes) the checker can leave out of the short run in `npm test` while a known bug of
- * theirs is open (`CHECK_GATED=1` and the long run always include them):
- * - `key-burst`: runs racing on a concurrency key;
- * - `max-instances-2`: jobs with maxInstances 2, on the same semaphore.
- * Both were gated while the semaphore's liveness race (issue 17) was open; its fix landed, so none is.
- */
-export type Gate = 'key-burst' | 'max-instances-2';
-export const GATED_UNTIL_FIXED: readonly Gate[] = [];
-
-const jobSpec = (gated: ReadonlySet<Gate>): fc.Arbitrary<JobSpec> =>
-  fc.record(
-    {
-      trigger: fc.oneof(
-        {
-          weight: 3,
-          arbitrary: fc.record({
-            kind: fc.constant('interval' as const),
-            everyS: fc.integer({ min: 2, max: 6 }),
-          }),
-        },
-        {
-          weight: 2,
-          arbitrary: fc.record({
-            kind: fc.constant('calendar' as const),
-            stepS: fc.constantFrom(3, 4, 5, 6),
-          }),
-        },
-        {
-          weight: 1,
-          arbitrary: fc.record({
-            kind: fc.constant('once' as const),
-            inMs: fc.integer({ min: 1_500, max: 8_000 }),
-          }),
-        },
-      ),
-      maxInstances: gated.has('max-instances-2')
-        ? fc.constant(1 as const)
-        : fc.constantFrom(1 as const, 2 as const),
-      coalesce: fc.boolean(),
-      graceS: fc.option(fc.constantFrom(2, 3, 5), { nil: undefined }),
-      ms: fc.integer({ min: 200, max: 6_000 }),
-      onMissed: fc.boolean(),
-      onLate: fc.boolean(),
-    },
-    { requiredKeys: ['trigger', 'maxInstances', 'coalesce', 'ms', 'onMissed', 'onLate'] },
-  );
+const jobSpec: fc.Arbitrary<JobSpec> = fc.record(
+  {
+    trigger: fc.oneof(
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          kind: fc.constant('interval' as const),
+          everyS: fc.integer({ min: 2, max: 6 }),
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('calendar' as const),
+          stepS: fc.constantFrom(3, 4, 5, 6),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          kind: fc.constant('once' as const),
+          inMs: fc.integer({ min: 1_500, max: 8_000 }),
+        }),
+      },
+    ),
+    maxInstances: fc.constantFrom(1 as const, 2 as const),
+    coalesce: fc.boolean(),
+    graceS: fc.option(fc.constantFrom(2, 3, 5), { nil: undefined }),
+    ms: fc.integer({ min: 200, max: 6_000 }),
+    onMissed: fc.boolean(),
+    onLate: fc.boolean(),
+  },
+  { requiredKeys: ['trigger', 'maxInstances', 'coalesce', 'ms', 'onMissed', 'onLate'] },
+);
 
 const ref = fc.nat({ max: 1_000 });
 
-function opArb(gated: ReadonlySet<Gate>, faults: readonly OpKind[]): fc.Arbitrary<Op> {
+function opArb(faults: readonly OpKind[]): fc.Arbitrary<Op> {
   const ops: fc.WeightedArbitrary<Op>[] = [
-    { weight: 6, arbitrary: jobSpec(gated).map((job) => ({ kind: 'create' as const, job })) },
+    { weight: 6, arbitrary: jobSpec.map((job) => ({ kind: 'create' as const, job })) },
     {
       weight: 3,
       arbitrary: fc.record({
@@ -133,9 +120,7 @@ function opArb(gated: ReadonlySet<Gate>, faults: readonly OpKind[]): fc.Arbitrar
         redriveAfterMs: fc.integer({ min: 500, max: 6_000 }),
       }),
     },
-  ];
-  if (!gated.has('key-burst')) {
-    ops.push({
+    {
       weight: 2,
       arbitrary: fc.record({
         kind: fc.constant('key-burst' as const),
@@ -143,8 +128,8 @@ function opArb(gated: ReadonlySet<Gate>, faults: readonly OpKind[]): fc.Arbitrar
         n: fc.integer({ min: 3, max: 8 }),
         ms: fc.integer({ min: 300, max: 2_500 }),
       }),
-    });
-  }
+    },
+  ];
   for (const kind of faults) {
     ops.push({
       weight: 1,
@@ -159,7 +144,6 @@ function opArb(gated: ReadonlySet<Gate>, faults: readonly OpKind[]): fc.Arbitrar
 export interface PlanOptions {
   seed: number;
   durationMs: number;
-  gated: ReadonlySet<Gate>;
   /** Fault kinds the server can take, besides `worker-kill`. */
   serverFaults: readonly ('temporal-kill' | 'postgres-stop')[];
 }
@@ -173,8 +157,8 @@ export function makePlan(opts: PlanOptions): TimedOp[] {
   const n = Math.max(12, Math.round(opts.durationMs / 1_600));
   const faults: OpKind[] = ['worker-kill', ...opts.serverFaults];
   const arb = fc.record({
-    firstJobs: fc.array(jobSpec(opts.gated), { minLength: 3, maxLength: 5 }),
-    ops: fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), opArb(opts.gated, faults)), {
+    firstJobs: fc.array(jobSpec, { minLength: 3, maxLength: 5 }),
+    ops: fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), opArb(faults)), {
       minLength: n,
       maxLength: n,
     }),
