@@ -172,6 +172,25 @@ describe('tflow runs, runs show, dead-letters, dead-letters redrive', () => {
     expect(done.steps[0]!.error).toBeUndefined();
   });
 
+  it('lists the runs of a pipeline whose name has backslashes, and none of its neighbour with one less', async () => {
+    // SQL visibility doubles a queried backslash: an exact filter found nothing for such a name.
+    const name = `C:\\runs\\ ${t.uid('p')}\\`;
+    const odd = pipeline(name, { steps }).step('reserve');
+    const workflowId = t.uid('odd');
+    await pipelines.run(odd, ['order-1'], { workflowId });
+    const listed = await waitFor('the run in `tflow runs --pipeline` of its odd name', async () => {
+      const runs = JSON.parse(await tflow(['runs', '--json', '--pipeline', name])) as {
+        workflowId: string;
+      }[];
+      return runs.length > 0 ? runs : undefined;
+    });
+    expect(listed.map((r) => r.workflowId)).toEqual([workflowId]);
+    const neighbour = JSON.parse(
+      await tflow(['runs', '--json', '--pipeline', name.slice(0, -1)]),
+    ) as unknown[];
+    expect(neighbour).toEqual([]);
+  });
+
   it('says clearly when a run does not exist, and refuses a bad filter before calling the server', async () => {
     await expect(tflow(['runs', 'show', 'no-such-run-xyz'])).rejects.toThrow(RunNotFoundError);
     await expect(tflow(['dead-letters', 'redrive', 'no-such-run-xyz'])).rejects.toThrow(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { queuedDeadLettersQuery } from '../../src/client/dead-letters/dead-letters';
 import { queryLiteral } from '../../src/client/query-literal';
+import { runQuery } from '../../src/client/runs/run-list';
 
 describe('queryLiteral: a string literal of Temporal list filters', () => {
   it.each([
@@ -23,5 +24,16 @@ describe('queuedDeadLettersQuery', () => {
     expect(queuedDeadLettersQuery("it's\\odd")).toBe(`${base} AND TflowPipeline STARTS_WITH 'it\\'s'`);
     expect(queuedDeadLettersQuery('\\etl')).toBe(base);
     expect(queuedDeadLettersQuery()).toBe(base);
+  });
+});
+
+describe('runQuery', () => {
+  const base = "WorkflowType = 'pipelineWorkflow'";
+  it('narrows a job id or pipeline with a backslash to the part before it, the exact value left to listRuns', () => {
+    expect(runQuery({ pipeline: 'etl' })).toBe(`${base} AND TflowPipeline = 'etl'`);
+    expect(runQuery({ pipeline: 'C:\\etl', jobId: 'nightly' })).toBe(
+      `${base} AND TemporalScheduledById = 'nightly' AND TflowPipeline STARTS_WITH 'C:'`,
+    );
+    expect(runQuery({ jobId: '\\odd' })).toBe(base);
   });
 });

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { TemporalFlowError } from '../../errors';
 import { RunNotFoundError } from '../errors';
-import { queryLiteral } from '../query-literal';
+import { keywordEquals, queryLiteral } from '../query-literal';
 import { PIPELINE_SEARCH_ATTRIBUTE, SCHEDULED_START_TIME_ATTRIBUTE } from '../../workflows/search-attributes';
 import { PIPELINE_FAILED } from '../../workflows/failure-types';
 import {
@@ -76,20 +76,16 @@ export class DeadLetterNotFoundError extends TemporalFlowError {
 }
 
 /**
- * Visibility query of the keepers of queued dead letters (optionally of one pipeline). For a name with a
- * backslash, the query asks only for the part before the first backslash (`STARTS_WITH`): Temporal's SQL
- * visibility escapes the backslash of the value it parsed once more for SQLite and PostgreSQL, so an exact
- * match would miss that name (or match another). {@link listDeadLetters} then keeps the exact name from the
- * letters' summaries, as it does for every name, and the listing stays within that pipeline's neighbours
+ * Visibility query of the keepers of queued dead letters (optionally of one pipeline; for a name with a
+ * backslash a wider one, see {@link keywordEquals}). {@link listDeadLetters} then keeps the exact name from
+ * the letters' summaries, as it does for every name, so the listing stays within that pipeline's neighbours
  * rather than the whole queue (whose other letters it may not even be able to decode).
  */
 export function queuedDeadLettersQuery(pipeline?: string): string {
   const base = `WorkflowType = ${queryLiteral(DEAD_LETTER_WORKFLOW_TYPE)} AND ExecutionStatus = 'Running'`;
   if (pipeline === undefined) return base;
-  const attr = PIPELINE_SEARCH_ATTRIBUTE.name;
-  if (!pipeline.includes('\\')) return `${base} AND ${attr} = ${queryLiteral(pipeline)}`;
-  const prefix = pipeline.slice(0, pipeline.indexOf('\\'));
-  return prefix === '' ? base : `${base} AND ${attr} STARTS_WITH ${queryLiteral(prefix)}`;
+  const { clause } = keywordEquals(PIPELINE_SEARCH_ATTRIBUTE.name, pipeline);
+  return clause === undefined ? base : `${base} AND ${clause}`;
 }
 
 /**

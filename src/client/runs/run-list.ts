@@ -9,7 +9,7 @@ import {
 } from '../../workflows/search-attributes';
 import type { JobRun, JobRunStatus } from './run-types';
 import { newestWithFailures, toRun } from './run-visibility';
-import { queryLiteral } from '../query-literal';
+import { keywordEquals, queryLiteral } from '../query-literal';
 
 /*
  * Pipeline runs of every job and of none, from Temporal visibility, with the same record as a job's
@@ -54,13 +54,18 @@ const EXECUTION_STATUS: Record<JobRunStatus, string> = {
   'continued-as-new': 'ContinuedAsNew',
 };
 
-/** The visibility query of a filter (status `completed` and `skipped` are told apart after the query). */
+/**
+ * The visibility query of a filter. Status `completed` and `skipped` are told apart after the query, and so
+ * are a job id or pipeline name with a backslash, which the query can only narrow (see {@link keywordEquals}).
+ */
 export function runQuery(filter: RunFilter): string {
   const parts = [`WorkflowType = ${queryLiteral(PIPELINE_WORKFLOW_TYPE)}`];
-  if (filter.jobId !== undefined)
-    parts.push(`${SCHEDULED_BY_ID_ATTRIBUTE.name} = ${queryLiteral(filter.jobId)}`);
-  if (filter.pipeline !== undefined) {
-    parts.push(`${PIPELINE_SEARCH_ATTRIBUTE.name} = ${queryLiteral(filter.pipeline)}`);
+  for (const [attr, value] of [
+    [SCHEDULED_BY_ID_ATTRIBUTE.name, filter.jobId],
+    [PIPELINE_SEARCH_ATTRIBUTE.name, filter.pipeline],
+  ] as const) {
+    const clause = value === undefined ? undefined : keywordEquals(attr, value).clause;
+    if (clause !== undefined) parts.push(clause);
   }
   if (filter.status === 'skipped') {
     parts.push(`${OUTCOME_SEARCH_ATTRIBUTE.name} IN (${SKIPPED_OUTCOMES.map(queryLiteral).join(', ')})`);
@@ -82,7 +87,10 @@ export async function listRuns(client: Client, filter: RunFilter = {}): Promise<
   const runs: JobRun[] = [];
   for await (const wf of client.workflow.list({ query: runQuery(filter) })) {
     const run = toRun(wf);
-    if (filter.status === undefined || run.status === filter.status) runs.push(run);
+    if (filter.status !== undefined && run.status !== filter.status) continue;
+    if (filter.jobId !== undefined && run.jobId !== filter.jobId) continue;
+    if (filter.pipeline !== undefined && run.pipeline !== filter.pipeline) continue;
+    runs.push(run);
   }
   return newestWithFailures(client, runs, filter.limit ?? 20);
 }
