@@ -4,6 +4,8 @@
  * times, src/schedule/preview.ts); the observations are the steps' own log, visibility, the dead-letter
  * queue and the alerts the receiver got. Each invariant, exactly:
  *
+ * I0 a complete history: every job run the steps' log shows is listed by visibility (read back for up to
+ *    READ_BACK_MS); else nothing else is checked, the run fails with that one finding.
  * I1 one outcome per nominal time. For each job, the model lists the nominal times of its trigger and of
  *    its backfill windows, each either CERTAIN (the job was surely active then: live (after its schedule's
  *    own `createdAt`, when Temporal's schedule workflow first ran, which a loaded server can put seconds
@@ -54,7 +56,7 @@ import { previewTrigger } from '../../src/schedule/preview';
 import type { JobRun } from '../../src/client/runs/run-types';
 import type { Trigger } from '../../src/schedule/trigger-types';
 import { KEY_MAX, STEP_ORDER, type StepRecord } from './pipelines';
-import { QUIESCE_MS, type Call, type History, type JobLife } from './runner';
+import { QUIESCE_MS, READ_BACK_MS, type Call, type History, type JobLife } from './runner';
 
 /** How far around a call's [sent, answered] the server may still apply it (fire processing, clocks). */
 export const SLACK_MS = 2_000;
@@ -381,6 +383,15 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
     outcomesChecked: 0,
   };
 
+  // An incomplete read-back (visibility never listed runs that ran steps) cannot be checked: every
+  // invariant would see the missing runs as missing outcomes. One violation says so instead.
+  if (h.unread?.length) {
+    v.push({
+      invariant: 'I0',
+      detail: `read-back incomplete: ${h.unread.length} job runs ran steps but visibility did not list them within ${READ_BACK_MS / 1000} s of rest (e.g. ${h.unread.slice(0, 3).join(', ')}); a server this far behind gives no history to check`,
+    });
+    return { violations: v, figures: fig };
+  }
   for (const job of h.jobs) checkJob(job, h, v, fig);
 
   // I2: steps of one run, in order, never again once passed.

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { JobRun } from '../../src/client/runs/run-types';
 import { checkHistory, report } from './invariants';
-import type { History } from './runner';
+import { jobRunsInLog, type History } from './runner';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: recheck.ts <history.json>');
@@ -23,4 +23,9 @@ for (const job of raw.jobs)
     return run as unknown as JobRun;
   });
 const history: History = { ...raw, killedAt: new Map(raw.killedAt) };
+// A history kept before the read-back recorded what it never listed: work it out from the steps' log.
+if (history.unread === undefined) {
+  const listed = new Set(history.jobs.flatMap((j) => j.runs.map((r) => r.workflowId)));
+  history.unread = [...jobRunsInLog(history.jobs, history.steps)].filter((id) => !listed.has(id));
+}
 console.log(report(history, checkHistory(history), `npx tsx test/checker/recheck.ts ${file}`));

@@ -92,6 +92,11 @@ export interface History {
   stillRunning: { workflowId: string; type: string; startedAt: number }[];
   /** When quiescence began (no more ops, faults or new runs). */
   restAt: number;
+  /**
+   * Runs of the jobs that ran steps (the steps' log says so) but that visibility still did not list when
+   * the read-back gave up ({@link READ_BACK_MS}): the history is incomplete and is not checked further.
+   */
+  unread?: string[];
 }
 
 /** Jobs alive at once: each fires every few seconds, and the server shares 2 cores with the rest. */
@@ -99,6 +104,26 @@ export const MAX_LIVE_JOBS = 8;
 
 /** How long every run gets, once the system is at rest, to end: far above a run's own length (~15 s). */
 export const QUIESCE_MS = 120_000;
+
+/** How long the read-back waits for visibility to list every run the steps' log shows (a backlog settles). */
+export const READ_BACK_MS = 600_000;
+
+/** The job runs the steps' log names (a job's run ids are `<job id>-<nominal time>`), by job id. */
+export function jobRunsInLog(jobs: readonly { id: string }[], steps: readonly StepRecord[]): Set<string> {
+  const ids = new Set(jobs.map((j) => j.id));
+  const out = new Set<string>();
+  for (const s of steps) {
+    const m = /^(.*)-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.exec(s.wf);
+    if (m && ids.has(m[1]!)) out.add(s.wf);
+  }
+  return out;
+}
+
+const readStepsLog = (dir: string): StepRecord[] =>
+  readFileSync(path.join(dir, 'steps.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as StepRecord);
 
 export interface RunnerOptions {
   seed: number;
@@ -431,18 +456,26 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   }
   log(`at rest: ${h.stillRunning.length} pipeline runs still running after ${QUIESCE_MS / 1000} s`);
 
-  // Read back: visibility settles within seconds of the last close; read until two reads agree.
+  // Read back: visibility settles within seconds of the last close, or minutes behind a loaded server's
+  // backlog. Read until two reads agree and list every run the steps' log shows (what is listed cannot be
+  // checked against what is not), or give up after READ_BACK_MS and say which runs were never listed.
   const readRuns = async () => Promise.all(h.jobs.map((j) => c.runs.listRuns({ jobId: j.id, limit: 1_000 })));
-  let before = JSON.stringify(await readRuns());
-  for (let i = 0; i < 10; i++) {
-    await sleep(2_000);
+  const ran = jobRunsInLog(h.jobs, readStepsLog(dir));
+  const readDeadline = Date.now() + READ_BACK_MS;
+  let before = '';
+  for (;;) {
     const now = await readRuns();
+    now.forEach((runs, i) => (h.jobs[i]!.runs = runs));
+    const listed = new Set(now.flat().map((r) => r.workflowId));
+    const unread = [...ran].filter((id) => !listed.has(id));
     const text = JSON.stringify(now);
-    if (text === before) {
-      now.forEach((runs, i) => (h.jobs[i]!.runs = runs));
+    if (text === before && unread.length === 0) break;
+    if (Date.now() > readDeadline) {
+      h.unread = unread;
       break;
     }
     before = text;
+    await sleep(2_000);
   }
   log(`rest: job runs read (${Date.now() - h.restAt} ms)`);
   for (const run of h.direct) {
@@ -465,10 +498,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   log(`rest: direct runs and letters read (${Date.now() - h.restAt} ms)`);
   // Alerts are delivered by the runs before they end; a moment for the last posts in flight.
   await sleep(2_000);
-  h.steps = readFileSync(path.join(dir, 'steps.log'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as StepRecord);
+  h.steps = readStepsLog(dir);
   for (const connection of connections) await connection.close();
   return h;
 }
