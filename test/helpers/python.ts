@@ -97,11 +97,13 @@ async function withLock<T>(lock: string, fn: () => Promise<T>): Promise<T> {
         () => 0,
       );
       if (since > STALE_LOCK_MS) {
+        // The install that held it died: take it over.
         await rm(lock, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline)
-        throw new Error(`${lock} is still held after ${INSTALL_TIMEOUT_MS / 60_000} min`);
+      if (Date.now() > deadline) {
+        throw new Error(`${lock} is still held after ${INSTALL_TIMEOUT_MS / 60_000} min`, { cause: err });
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
   }

@@ -32,6 +32,7 @@ const json = (value: unknown): Payload => ({
   metadata: { encoding: Buffer.from('json/plain') },
   data: Buffer.from(JSON.stringify(value)),
 });
+const parsed = (p: Payload): unknown => JSON.parse(Buffer.from(p.data!).toString());
 const keyText = (keys: Record<string, Buffer>) =>
   Object.entries(keys)
     .map(([id, k]) => `${id}:${k.toString('base64')}`)
@@ -78,9 +79,7 @@ describe('the Python codec reads and writes the TypeScript codec’s AES-GCM wir
     const encrypted = await ts.encode(values.map(json));
     const reply = await peer({ keys: keyText({ '2025-01': old }), decrypt: encrypted.map(b64) });
     expect(reply.error).toBeUndefined();
-    expect(reply.decrypted!.map(fromB64).map((p) => JSON.parse(Buffer.from(p.data!).toString()))).toEqual(
-      values,
-    );
+    expect(reply.decrypted!.map(fromB64).map(parsed)).toEqual(values);
   });
 
   it('Python encrypts, TypeScript decrypts; the payload names the key and is the wire format', async () => {
@@ -93,7 +92,7 @@ describe('the Python codec reads and writes the TypeScript codec’s AES-GCM wir
     }
     const ts = new AesGcmPayloadCodec({ keys: { '2025-01': old } });
     const decoded = await ts.decode(encrypted);
-    expect(decoded.map((p) => JSON.parse(Buffer.from(p.data!).toString()))).toEqual(values);
+    expect(decoded.map(parsed)).toEqual(values);
   });
 
   it('after a rotation both sides read the old key id and write the current one', async () => {
@@ -116,10 +115,7 @@ describe('the Python codec reads and writes the TypeScript codec’s AES-GCM wir
     // TypeScript, rotated the same way (TFLOW_CODEC_KEYS/TFLOW_CODEC_KEY_ID), reads both.
     const tsRotated = new AesGcmPayloadCodec({ keyProvider: parseCodecKeys(rotated, '2025-06') });
     const both = await tsRotated.decode([fromPyNew, ...fromTsOld]);
-    expect(both.map((p) => JSON.parse(Buffer.from(p.data!).toString()))).toEqual([
-      'written after',
-      'written before the rotation',
-    ]);
+    expect(both.map(parsed)).toEqual(['written after', 'written before the rotation']);
     // A reader that kept only the old key cannot read the new writes, and says which key it lacks.
     await expect(before.decode([fromPyNew])).rejects.toThrow(PayloadDecryptionError);
     await expect(before.decode([fromPyNew])).rejects.toThrow('encrypted with key "2025-06"');
