@@ -44,4 +44,9 @@ async def publish(image: Dict[str, Any]) -> Dict[str, Any]:
     if down and os.path.exists(down):
         raise ApplicationError("the CDN is unavailable", type="CdnUnavailable")
     # The key is the same on every attempt and after a redrive: give it to the CDN as its idempotency key.
-    return {"published": image["thumbnail"], "publishKey": step_idempotency_key(), "run": step_run()}
+    return {
+        "published": image["thumbnail"],
+        "resizedBy": image.get("resizedBy"),
+        "publishKey": step_idempotency_key(),
+        "run": step_run(),
+    }
