@@ -4,13 +4,16 @@
     PYTHONPATH=python python examples/python/worker.py  # or: pip install ./python
 
 Environment: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE (default), TFLOW_PY_TASK_QUEUE
-(the queue the pipelines name for these steps, default py-steps), and TFLOW_CODEC_KEYS/TFLOW_CODEC_KEY_ID
-when the TypeScript side encrypts payloads (the same keys). SIGTERM or SIGINT stops it gracefully.
+(the queue the pipelines name for these steps, default py-steps), TFLOW_PY_RATE_LIMITS for steps the
+pipelines rate-limit (`resize=5,publish=0.5`: the same rates as their `rateLimit`, per second), and
+TFLOW_CODEC_KEYS/TFLOW_CODEC_KEY_ID when the TypeScript side encrypts payloads (the same keys). SIGTERM or
+SIGINT stops it gracefully.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import signal
@@ -21,7 +24,23 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from image_steps import publish, resize
-from temporal_flow import StepHeadersInterceptor, codec_from_env
+from temporal_flow import StepHeadersInterceptor, codec_from_env, rate_limited_task_queue
+
+STEPS = {"resize": resize, "publish": publish}
+
+
+def rate_limits(text: str) -> dict:
+    """`resize=5,publish=0.5` -> {"resize": 5.0, "publish": 0.5}."""
+    limits = {}
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        name, _, rate = entry.partition("=")
+        if name not in STEPS:
+            raise SystemExit(f"TFLOW_PY_RATE_LIMITS: unknown step {name!r}; the steps are {', '.join(STEPS)}")
+        try:
+            limits[name] = float(rate)
+        except ValueError:
+            raise SystemExit(f"TFLOW_PY_RATE_LIMITS: the rate of {name!r} is not a number of steps per second: {rate!r}")
+    return limits
 
 
 async def main() -> None:
@@ -39,14 +58,22 @@ async def main() -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    worker = Worker(
-        client,
-        task_queue=task_queue,
-        activities=[resize, publish],
-        interceptors=[StepHeadersInterceptor()],
-        graceful_shutdown_timeout=timedelta(seconds=5),
-    )
-    async with worker:
+    common = dict(interceptors=[StepHeadersInterceptor()], graceful_shutdown_timeout=timedelta(seconds=5))
+    workers = [Worker(client, task_queue=task_queue, activities=list(STEPS.values()), **common)]
+    # A rate-limited step runs on its queue's companion; the server holds the rate set by its pollers.
+    for name, per_second in rate_limits(os.environ.get("TFLOW_PY_RATE_LIMITS", "")).items():
+        workers.append(
+            Worker(
+                client,
+                task_queue=rate_limited_task_queue(task_queue, name),
+                activities=[STEPS[name]],
+                max_task_queue_activities_per_second=per_second,
+                **common,
+            )
+        )
+    async with contextlib.AsyncExitStack() as stack:
+        for worker in workers:
+            await stack.enter_async_context(worker)
         print(f"python worker polling {task_queue}{' (payloads encrypted)' if codec else ''}", flush=True)
         await stop.wait()
 

@@ -53,6 +53,7 @@ async function startPythonWorker(t: TestContext, queue: string, encrypted: boole
       TEMPORAL_NAMESPACE: t.namespace,
       TFLOW_PY_TASK_QUEUE: queue,
       EXAMPLE_CDN_DOWN_FILE: cdnDown,
+      TFLOW_PY_RATE_LIMITS: encrypted ? 'resize=5' : '',
       ...(encrypted
         ? { TFLOW_CODEC_KEYS: `${keyId}:${key.toString('base64')}`, TFLOW_CODEC_KEY_ID: keyId }
         : { TFLOW_CODEC_KEYS: '' }),
@@ -77,6 +78,23 @@ async function startPythonWorker(t: TestContext, queue: string, encrypted: boole
     },
     90_000,
   );
+  if (encrypted) {
+    await waitFor(
+      `the Python worker polling ${queue}--rate--resize`,
+      async () =>
+        (
+          await livePollers(
+            t.connection,
+            t.namespace,
+            `${queue}--rate--resize`,
+            temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+          )
+        ).length > 0
+          ? true
+          : undefined,
+      90_000,
+    );
+  }
   expect(output).toContain(`python worker polling ${queue}${encrypted ? ' (payloads encrypted)' : ''}`);
 }
 
@@ -239,6 +257,25 @@ describe('a pipeline with steps in Python, payloads encrypted', () => {
     } finally {
       await scheduler.removeJob(jobId);
     }
+  });
+
+  it("a rate-limited Python step runs on its queue's companion, which the Python worker polls at that rate", async () => {
+    const workflowId = enc.uid('images-limited');
+    const limited = pipeline('images-limited', {
+      steps: imageSteps(),
+      remote: { resize: pyQueue, publish: pyQueue },
+    })
+      .step('resize', { rateLimit: '5/s' })
+      .step('publish');
+    const output = await pipelines.run(limited, [cat], { workflowId });
+    expect(output).toMatchObject({ publishKey: `${workflowId}/publish` });
+    const scheduled = (await enc.client.workflow.getHandle(workflowId).fetchHistory()).events!.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+    );
+    expect(scheduled.map((a) => [a.activityType!.name, a.taskQueue!.name])).toEqual([
+      ['resize', `${pyQueue}--rate--resize`],
+      ['publish', pyQueue],
+    ]);
   });
 
   it('tflow doctor names the queue and the job when nothing polls a queue a job needs, and not a queue the Python worker polls', async () => {
