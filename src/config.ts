@@ -96,6 +96,11 @@ export interface TflowEnv {
    */
   promtool: string | undefined;
   /**
+   * Python 3 of the test suite's Python step tests (`PYTHON`); unset means `python3`, then `python`, is
+   * looked for on PATH; the tests make a virtual environment from it in `.tflow/python` (test/helpers/python.ts).
+   */
+  python: string | undefined;
+  /**
    * Scheduled workflow starts per second the embedded server allows per namespace
    * (`TFLOW_SCHEDULE_START_RPS`; its dynamic config `worker.schedulerNamespaceStartWorkflowRPS`).
    * @default 1000
@@ -151,6 +156,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     path: env.PATH ?? '',
     chromium: env.CHROMIUM || undefined,
     promtool: env.PROMTOOL || undefined,
+    python: env.PYTHON || undefined,
     scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
     color: colorMode(env),
     logLevel: logLevel(env.TFLOW_LOG_LEVEL),

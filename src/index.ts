@@ -39,8 +39,10 @@ export {
   PIPELINE_SPEC_VERSION,
   DEFAULT_MAP_CONCURRENCY,
   WORKFLOW_ID_PLACEHOLDERS,
+  remoteTaskQueuesOf,
 } from './pipeline';
 export type {
+  RemoteSteps,
   PipelineConcurrency,
   PipelineLike,
   PipelineOptions,

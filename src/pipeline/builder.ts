@@ -2,7 +2,14 @@ import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../parse/duration';
 import { describeValue } from '../errors';
 import { PipelineSpecError, UnknownStepError } from './errors';
-import { checkKeys, checkOptionsObject, compileStep, type StepOptions } from './compile-step';
+import {
+  checkKeys,
+  checkOptionsObject,
+  checkTaskQueue,
+  compileStep,
+  type StepDefaults,
+  type StepOptions,
+} from './compile-step';
 import {
   PIPELINE_SPEC_VERSION,
   parsePipelineSpec,
@@ -15,7 +22,7 @@ import { compileChain, compileChild, compileSleep, compileWaitFor } from './comp
 import type { ChildPipelineOptions, ThenOptions, WaitForOptions } from './compile-flow-nodes';
 
 /** Options of a pipeline. */
-export interface PipelineOptions<Steps = unknown> {
+export interface PipelineOptions<Steps = unknown, Remote extends RemoteSteps = RemoteSteps> {
   /** Whole-run timeout (`workflowExecutionTimeout`). @default none */
   timeout?: Duration;
   /**
@@ -37,7 +44,22 @@ export interface PipelineOptions<Steps = unknown> {
    * {@link StepOptions.local} and docs/pipelines.md, "Local steps". @default false
    */
   localSteps?: boolean;
+  /**
+   * Steps served by workers on other task queues, e.g. a Python worker (docs/python-steps.md): step
+   * name -> task queue, `{ resize: 'py-steps' }`. Declared, so that with {@link steps} a typo is still
+   * caught; each is called by name on its queue (a step's own `taskQueue` overrides it). @default none
+   */
+  remote?: Remote;
+  /**
+   * Task queue of every step, compensation and `onFailure` hook that names none and is not in
+   * {@link remote}: for a pipeline whose steps are all served elsewhere. Not the queue of the run itself
+   * (that is the client's `taskQueue`). @default the run's task queue
+   */
+  stepTaskQueue?: string;
 }
+
+/** Steps served elsewhere: step name -> the task queue of the workers that serve it. */
+export type RemoteSteps = Readonly<Record<string, string>>;
 
 /** A pipeline's concurrency bound: the key function and how many runs per key. */
 export interface PipelineConcurrency {
@@ -77,12 +99,18 @@ export class Pipeline<Name extends string = string> {
   private readonly nodes: NodeSpec[] = [];
   private readonly chains: ChainSpec[] = [];
   private failureHook: string | undefined;
+  private failureHookQueue: string | undefined;
   private compiled: PipelineSpec | undefined;
 
   /** @internal use {@link pipeline} */
   constructor(
     readonly name: string,
-    private readonly options: { timeoutMs?: number; localSteps?: boolean },
+    private readonly options: {
+      timeoutMs?: number;
+      localSteps?: boolean;
+      remote?: RemoteSteps;
+      stepTaskQueue?: string;
+    },
     private readonly knownSteps: readonly string[] | undefined,
     /** The concurrency bound of its runs (`concurrencyKey`, `maxConcurrent`), if any. */
     readonly concurrency?: PipelineConcurrency,
@@ -158,7 +186,11 @@ export class Pipeline<Name extends string = string> {
   pipeline(id: string, child: PipelineLike, options: ChildPipelineOptions<Name> = {}): this {
     const at = `steps[${this.nodes.length}]`;
     const node = compileChild(id, toPipelineSpec(child), options, at);
-    if (node.compensate !== undefined) this.checkKnown(node.compensate, `${at}.compensate`);
+    if (node.compensate !== undefined) {
+      this.checkKnown(node.compensate, `${at}.compensate`);
+      const queue = this.taskQueueOf(node.compensate);
+      if (queue !== undefined) node.compensateTaskQueue = queue;
+    }
     return this.push(node);
   }
 
@@ -197,6 +229,7 @@ export class Pipeline<Name extends string = string> {
   onFailure(name: Name): this {
     this.checkKnown(name, 'onFailure');
     this.failureHook = name;
+    this.failureHookQueue = this.taskQueueOf(name);
     this.compiled = undefined;
     return this;
   }
@@ -215,6 +248,7 @@ export class Pipeline<Name extends string = string> {
         ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
         steps: this.nodes,
         ...(this.failureHook !== undefined ? { onFailure: this.failureHook } : {}),
+        ...(this.failureHookQueue !== undefined ? { onFailureTaskQueue: this.failureHookQueue } : {}),
         ...(this.chains.length > 0 ? { then: this.chains } : {}),
       }),
     );
@@ -229,15 +263,27 @@ export class Pipeline<Name extends string = string> {
 
   private compileChecked(name: string, options: StepOptions, at: string): StepSpec {
     this.checkKnown(name, at);
-    const step = compileStep(name, options, at, this.options.localSteps ?? false);
+    const defaults: StepDefaults = {
+      local: this.options.localSteps ?? false,
+      taskQueueOf: (activity) => this.taskQueueOf(activity),
+    };
+    const step = compileStep(name, options, at, defaults);
     if (step.compensate !== undefined) this.checkKnown(step.compensate, `${at}.compensate`);
     return step;
   }
 
+  /** Where an activity that names no queue runs: its `remote` queue, else `stepTaskQueue`, else the run's. */
+  private taskQueueOf(activity: string): string | undefined {
+    const remote = this.options.remote;
+    if (remote && Object.hasOwn(remote, activity)) return remote[activity];
+    return this.options.stepTaskQueue;
+  }
+
   private checkKnown(name: string, field: string): void {
-    if (this.knownSteps && !this.knownSteps.includes(name)) {
-      throw new UnknownStepError(name, this.knownSteps, field);
-    }
+    if (!this.knownSteps || this.knownSteps.includes(name)) return;
+    const remote = this.options.remote;
+    if (remote && Object.hasOwn(remote, name)) return;
+    throw new UnknownStepError(name, this.knownSteps, field, Object.keys(remote ?? {}));
   }
 }
 
@@ -252,10 +298,10 @@ export class Pipeline<Name extends string = string> {
  *
  * @throws PipelineSpecError for an invalid name or option.
  */
-export function pipeline<Steps = unknown>(
+export function pipeline<Steps = unknown, Remote extends RemoteSteps = Record<never, string>>(
   name: string,
-  options: PipelineOptions<Steps> = {},
-): Pipeline<StepNamesOf<Steps>> {
+  options: PipelineOptions<Steps, Remote> = {},
+): Pipeline<StepNamesOf<Steps> | (keyof Remote & string)> {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new PipelineSpecError('name', 'invalid pipeline: name: a pipeline needs a non-empty name');
   }
@@ -274,6 +320,9 @@ export function pipeline<Steps = unknown>(
       `invalid pipeline: localSteps must be true or false, got ${describeValue(options.localSteps)}`,
     );
   }
+  const remote = compileRemote(options.remote);
+  const stepTaskQueue =
+    options.stepTaskQueue === undefined ? undefined : checkTaskQueue(options.stepTaskQueue, 'stepTaskQueue');
   const concurrency = compileConcurrency(options);
   const timeoutMs =
     options.timeout === undefined
@@ -284,13 +333,45 @@ export function pipeline<Steps = unknown>(
     {
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(options.localSteps ? { localSteps: true } : {}),
+      ...(remote ? { remote } : {}),
+      ...(stepTaskQueue !== undefined ? { stepTaskQueue } : {}),
     },
     knownStepNames(options.steps),
     concurrency,
   );
 }
 
-const PIPELINE_OPTIONS = ['timeout', 'steps', 'localSteps', 'concurrencyKey', 'maxConcurrent'];
+const PIPELINE_OPTIONS = [
+  'timeout',
+  'steps',
+  'localSteps',
+  'concurrencyKey',
+  'maxConcurrent',
+  'remote',
+  'stepTaskQueue',
+];
+
+/** Checks `remote`: an object of step names, each with its task queue. */
+function compileRemote(remote: unknown): RemoteSteps | undefined {
+  if (remote === undefined) return undefined;
+  if (typeof remote !== 'object' || remote === null || Array.isArray(remote)) {
+    throw new PipelineSpecError(
+      'remote',
+      `invalid pipeline: remote must map each step served elsewhere to its task queue, e.g. { resize: 'py-steps' }, got ${describeValue(remote)}`,
+    );
+  }
+  const out: Record<string, string> = {};
+  for (const [step, queue] of Object.entries(remote)) {
+    if (!/^[A-Za-z_$][\w$.-]*$/.test(step)) {
+      throw new PipelineSpecError(
+        `remote.${step}`,
+        `invalid pipeline: remote: ${describeValue(step)} is not a step name (letters, digits, _ $ . -, starting with a letter, _ or $)`,
+      );
+    }
+    out[step] = checkTaskQueue(queue, `remote.${step}`);
+  }
+  return Object.freeze(out);
+}
 
 function compileConcurrency(options: PipelineOptions<unknown>): PipelineConcurrency | undefined {
   const { concurrencyKey, maxConcurrent } = options;

@@ -45,6 +45,15 @@ export interface StepOptions<Name extends string = string> {
    */
   rateLimit?: RateInput;
   /**
+   * Task queue of the workers that serve this step, when they are not the run's own: a worker in another
+   * language (docs/python-steps.md). The step is then called by name on that queue; declare it in the
+   * pipeline's `remote` when the pipeline knows its `steps`. @default `remote[name]`, else the pipeline's
+   * `stepTaskQueue`, else the run's task queue
+   */
+  taskQueue?: string;
+  /** Task queue of the compensation's workers. @default `remote[compensate]`, else `stepTaskQueue`, else the run's */
+  compensateTaskQueue?: string;
+  /**
    * Run the step (and its compensation) as a Temporal local activity: in the worker that runs the
    * workflow, with no task queue round trip. For short steps; no `heartbeat`. See docs/pipelines.md,
    * "Local steps". @default the pipeline's `localSteps` (false)
@@ -62,6 +71,8 @@ const STEP_OPTIONS = [
   'compensateRetry',
   'rateLimit',
   'local',
+  'taskQueue',
+  'compensateTaskQueue',
 ] as const;
 
 const RETRY_OPTIONS = [
@@ -110,17 +121,37 @@ export function checkKeys(options: unknown, allowed: readonly string[], at: stri
   }
 }
 
+/** What a pipeline's options say of its steps: local by default, and which queue serves an activity. */
+export interface StepDefaults {
+  /** The pipeline's `localSteps`. @default false */
+  local?: boolean;
+  /** The queue of an activity that names none (`remote`, then `stepTaskQueue`); undefined: the run's own. */
+  taskQueueOf?: (activity: string) => string | undefined;
+}
+
+/** A task queue option: a non-empty name without surrounding spaces (what the spec's schema accepts). */
+export function checkTaskQueue(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '' || value.trim() !== value || value.length > 1000) {
+    throw new PipelineSpecError(
+      field,
+      `invalid pipeline: ${field} must be a task queue name such as 'py-steps' (non-empty, no surrounding spaces), got ${describeValue(value)}`,
+    );
+  }
+  return value;
+}
+
 /**
  * Compiles builder options of one activity call into the spec's fields (milliseconds, no aliases).
- * `at` is the path used in errors, e.g. `steps[2]`; `localByDefault` is the pipeline's `localSteps`.
+ * `at` is the path used in errors, e.g. `steps[2]`; `defaults` are the pipeline's (`localSteps`, `remote`,
+ * `stepTaskQueue`). A step served on another queue is never local by default.
  *
- * @throws LocalStepOptionError for an option a local step cannot have (`heartbeat`, `rateLimit`).
+ * @throws LocalStepOptionError for an option a local step cannot have (`heartbeat`, `rateLimit`, a task queue).
  */
 export function compileStep(
   name: string,
   options: StepOptions,
   at: string,
-  localByDefault = false,
+  defaults: StepDefaults = {},
 ): StepSpec {
   checkKeys(options, STEP_OPTIONS, at, 'step');
   const step: StepSpec = { kind: 'step', id: options.id ?? name, activity: name };
@@ -130,7 +161,19 @@ export function compileStep(
       `invalid pipeline: ${at}.local must be true or false, got ${describeValue(options.local)}`,
     );
   }
-  const local = options.local ?? localByDefault;
+  const taskQueue =
+    options.taskQueue !== undefined
+      ? checkTaskQueue(options.taskQueue, `${at}.taskQueue`)
+      : defaults.taskQueueOf?.(name);
+  const local = options.local ?? (taskQueue === undefined && (defaults.local ?? false));
+  if (local && taskQueue !== undefined) {
+    throw new LocalStepOptionError(
+      step.id,
+      'taskQueue',
+      `${at}.taskQueue`,
+      `and a local activity runs in the worker that runs the workflow, not on task queue "${taskQueue}": drop \`local\`, or serve the step on the run's own workers`,
+    );
+  }
   if (local && options.heartbeat !== undefined) {
     throw new LocalStepOptionError(
       step.id,
@@ -149,13 +192,37 @@ export function compileStep(
   }
   // Only `true` is written: a spec without local steps stays byte-for-byte what it was before the field.
   if (local) step.local = true;
+  // Only a queue other than the run's is written: a spec without remote steps stays what it was.
+  if (taskQueue !== undefined) step.taskQueue = taskQueue;
   if (options.retry) step.retry = compileRetry(options.retry, `${at}.retry`);
   if (options.timeout !== undefined) step.startToCloseMs = specDuration(options.timeout, `${at}.timeout`);
   if (options.scheduleToClose !== undefined) {
     step.scheduleToCloseMs = specDuration(options.scheduleToClose, `${at}.scheduleToClose`);
   }
   if (options.heartbeat !== undefined) step.heartbeatMs = specDuration(options.heartbeat, `${at}.heartbeat`);
-  if (options.compensate !== undefined) step.compensate = options.compensate;
+  if (options.compensate !== undefined) {
+    step.compensate = options.compensate;
+    const compensateQueue =
+      options.compensateTaskQueue !== undefined
+        ? checkTaskQueue(options.compensateTaskQueue, `${at}.compensateTaskQueue`)
+        : defaults.taskQueueOf?.(options.compensate);
+    if (compensateQueue !== undefined) {
+      if (local) {
+        throw new LocalStepOptionError(
+          step.id,
+          'compensate',
+          `${at}.compensate`,
+          `and its compensation runs locally too, not on task queue "${compensateQueue}": drop \`local\`, or compensate with a step of the run's own workers`,
+        );
+      }
+      step.compensateTaskQueue = compensateQueue;
+    }
+  } else if (options.compensateTaskQueue !== undefined) {
+    throw new PipelineSpecError(
+      `${at}.compensateTaskQueue`,
+      `invalid pipeline: ${at}.compensateTaskQueue needs a compensate step, e.g. { compensate: 'undoResize', compensateTaskQueue: 'py-steps' }`,
+    );
+  }
   if (options.compensateRetry) {
     step.compensateRetry = compileRetry(options.compensateRetry, `${at}.compensateRetry`);
   }

@@ -17,10 +17,15 @@ export class UnknownStepError extends TemporalFlowError {
     readonly step: string,
     readonly knownSteps: readonly string[],
     readonly field = 'steps',
+    /** The pipeline's steps served elsewhere (its `remote`), when it declares some. */
+    readonly remoteSteps: readonly string[] = [],
   ) {
+    const known = knownSteps.map((s) => `"${s}"`).join(', ') || '(none)';
     super(
       'UNKNOWN_STEP',
-      `unknown step ${describeValue(step)}: the worker's steps are ${knownSteps.map((s) => `"${s}"`).join(', ') || '(none)'}`,
+      remoteSteps.length > 0
+        ? `unknown step ${describeValue(step)}: the worker's steps are ${known}, and the steps served elsewhere (remote) ${remoteSteps.map((s) => `"${s}"`).join(', ')}`
+        : `unknown step ${describeValue(step)}: the worker's steps are ${known}; a step served by another worker is declared in the pipeline's remote, e.g. { remote: { ${describeValue(step)}: 'py-steps' } }`,
     );
   }
 }

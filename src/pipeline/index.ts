@@ -6,6 +6,7 @@ export type {
   PipelineConcurrency,
   PipelineLike,
   PipelineOptions,
+  RemoteSteps,
 } from './builder';
 export type { RetryOptions, StepOptions } from './compile-step';
 export type { ChildPipelineOptions, ThenOptions, WaitForOptions } from './compile-flow-nodes';
@@ -15,11 +16,14 @@ export { LocalStepOptionError, PipelineSpecError, UnknownStepError } from './err
 export {
   activitiesOf,
   activityNodesOf,
+  activityUsesOf,
+  remoteTaskQueuesOf,
   parsePipelineSpec,
   pipelineSpecSchema,
   PIPELINE_SPEC_VERSION,
 } from './spec';
 export type {
+  ActivityUse,
   ChainSpec,
   ChildPipelineSpec,
   MapSpec,

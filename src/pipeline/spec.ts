@@ -36,6 +36,16 @@ const stepNameSchema = z
     'a step name must start with a letter, _ or $ and use only letters, digits, _ $ . -',
   );
 
+/**
+ * A task queue that other workers serve (a Python or Go worker, say): any name Temporal accepts. Absent
+ * means the run's own queue, so specs written before the field carry none and replay as they did.
+ */
+const taskQueueSchema = z
+  .string()
+  .min(1, 'a task queue name cannot be empty')
+  .max(1000)
+  .refine((q) => q.trim() === q, 'a task queue name cannot start or end with a space');
+
 /** Fields shared by a plain step and a `map` node: which activity runs, and how it is retried. */
 const activityFields = {
   /** Unique within the pipeline; the activity name unless the step was given an explicit `id`. */
@@ -51,9 +61,16 @@ const activityFields = {
    * schedule-to-start). Absent means a regular activity; runs recorded before this field never have it.
    */
   local: z.boolean().optional(),
+  /**
+   * Task queue of the workers that serve this activity, when it is not the run's own (a step served by a
+   * worker in another language, see docs/python-steps.md). Never set on a local step.
+   */
+  taskQueue: taskQueueSchema.optional(),
   /** Activity that undoes this step; it receives the step's arguments followed by the step's result. */
   compensate: stepNameSchema.optional(),
   compensateRetry: retrySpecSchema.optional(),
+  /** Task queue of the compensation's workers, when it is not the run's own (it may differ from the step's). */
+  compensateTaskQueue: taskQueueSchema.optional(),
   /**
    * At most this many attempts start per second, across all workers: the step runs on a task queue of its
    * own (see src/workflows/run/rate-limit.ts) whose pollers set Temporal's task-queue rate limit.
@@ -127,6 +144,7 @@ export type WaitForSpec = z.infer<typeof waitForSpecSchema>;
 const compensationFields = {
   compensate: stepNameSchema.optional(),
   compensateRetry: retrySpecSchema.optional(),
+  compensateTaskQueue: taskQueueSchema.optional(),
 };
 
 /**
@@ -139,6 +157,8 @@ export interface PipelineSpec {
   timeoutMs?: number | undefined;
   steps: NodeSpec[];
   onFailure?: string | undefined;
+  /** Task queue of the `onFailure` hook's workers, when it is not the run's own. */
+  onFailureTaskQueue?: string | undefined;
   /** Runs started when this one completes, in order (see {@link ChainSpec}). */
   then?: ChainSpec[] | undefined;
 }
@@ -202,6 +222,7 @@ export const pipelineSpecSchema: z.ZodType<PipelineSpec> = z
       return z.array(nodeSpecSchema).min(1, 'a pipeline needs at least one step');
     },
     onFailure: stepNameSchema.optional(),
+    onFailureTaskQueue: taskQueueSchema.optional(),
     get then() {
       return z.array(chainSpecSchema).optional();
     },
@@ -225,6 +246,13 @@ export const pipelineSpecSchema: z.ZodType<PipelineSpec> = z
           code: 'custom',
           path: [...path, 'heartbeatMs'],
           message: `step "${step.id}" is local: a local activity has no heartbeat timeout; drop heartbeatMs or local`,
+        });
+      }
+      if (step.local && (step.taskQueue !== undefined || step.compensateTaskQueue !== undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, step.taskQueue !== undefined ? 'taskQueue' : 'compensateTaskQueue'],
+          message: `step "${step.id}" is local: a local activity runs in the worker that runs the workflow, on no task queue; drop the task queue or local`,
         });
       }
       if (step.local && step.rateLimitPerSecond !== undefined) {
@@ -302,22 +330,50 @@ export function activityNodesOf(spec: PipelineSpec): (StepSpec | MapSpec)[] {
   );
 }
 
+/** One activity a spec calls, and the task queue that serves it (undefined: the run's own queue). */
+export interface ActivityUse {
+  activity: string;
+  taskQueue: string | undefined;
+  /** A rate-limited step: it runs on the queue's `--rate--<activity>` companion (workflows/run/rate-limit.ts). */
+  rateLimited: boolean;
+}
+
 /**
- * Activity names a spec needs on the worker: steps, compensations and the failure hook, with those of its
- * child and chained pipelines (they run on the same task queue).
+ * Every activity a spec calls, with its queue: steps, compensations and the failure hook, with those of
+ * its child and chained pipelines (they run on the run's task queue, their steps where they say).
  */
-export function activitiesOf(spec: PipelineSpec): string[] {
-  const names = new Set<string>();
+export function activityUsesOf(spec: PipelineSpec): ActivityUse[] {
+  const uses = new Map<string, ActivityUse>();
+  const add = (activity: string, taskQueue: string | undefined, rateLimited = false) => {
+    uses.set(`${taskQueue ?? ''}\u0000${activity}\u0000${rateLimited}`, { activity, taskQueue, rateLimited });
+  };
   for (const step of activityNodesOf(spec)) {
-    names.add(step.activity);
-    if (step.compensate) names.add(step.compensate);
+    add(step.activity, step.taskQueue, step.rateLimitPerSecond !== undefined);
+    if (step.compensate) add(step.compensate, step.compensateTaskQueue);
   }
-  if (spec.onFailure) names.add(spec.onFailure);
+  if (spec.onFailure) add(spec.onFailure, spec.onFailureTaskQueue);
   for (const node of spec.steps) {
     if (node.kind !== 'pipeline') continue;
-    if (node.compensate) names.add(node.compensate);
-    activitiesOf(node.pipeline).forEach((n) => names.add(n));
+    if (node.compensate) add(node.compensate, node.compensateTaskQueue);
+    activityUsesOf(node.pipeline).forEach((u) => add(u.activity, u.taskQueue, u.rateLimited));
   }
-  for (const chain of spec.then ?? []) activitiesOf(chain.pipeline).forEach((n) => names.add(n));
-  return [...names];
+  for (const chain of spec.then ?? []) {
+    activityUsesOf(chain.pipeline).forEach((u) => add(u.activity, u.taskQueue, u.rateLimited));
+  }
+  return [...uses.values()];
+}
+
+/**
+ * Activity names a spec needs on the run's own workers: steps, compensations and the failure hook, with
+ * those of its child and chained pipelines; not those served on another task queue.
+ */
+export function activitiesOf(spec: PipelineSpec): string[] {
+  return [...new Set(activityUsesOf(spec).flatMap((u) => (u.taskQueue === undefined ? [u.activity] : [])))];
+}
+
+/** The task queues other than the run's own that a spec's activities need a worker on, sorted. */
+export function remoteTaskQueuesOf(spec: PipelineSpec): string[] {
+  return [
+    ...new Set(activityUsesOf(spec).flatMap((u) => (u.taskQueue === undefined ? [] : [u.taskQueue]))),
+  ].sort();
 }

@@ -103,22 +103,31 @@ export async function checkSearchAttributes(connection: Connection, namespace: s
   }
 }
 
+/** Identities of the pollers of a task queue seen in the last {@link POLLER_FRESH_MS}. */
+export async function livePollers(
+  connection: Connection,
+  namespace: string,
+  taskQueue: string,
+  type: temporal.api.enums.v1.TaskQueueType,
+): Promise<string[]> {
+  const now = Date.now();
+  const d = await connection.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: type,
+  });
+  return (d.pollers ?? [])
+    .filter((p) => p.lastAccessTime && now - tsToMs(p.lastAccessTime) < POLLER_FRESH_MS)
+    .map((p) => p.identity ?? '?');
+}
+
 export async function checkWorkers(
   connection: Connection,
   namespace: string,
   taskQueue: string,
 ): Promise<DoctorCheck> {
-  const now = Date.now();
-  const live = async (type: temporal.api.enums.v1.TaskQueueType) => {
-    const d = await connection.workflowService.describeTaskQueue({
-      namespace,
-      taskQueue: { name: taskQueue },
-      taskQueueType: type,
-    });
-    return (d.pollers ?? [])
-      .filter((p) => p.lastAccessTime && now - tsToMs(p.lastAccessTime) < POLLER_FRESH_MS)
-      .map((p) => p.identity ?? '?');
-  };
+  const live = (type: temporal.api.enums.v1.TaskQueueType) =>
+    livePollers(connection, namespace, taskQueue, type);
   try {
     const [workflowPollers, activityPollers] = await Promise.all([
       live(TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),

@@ -8,6 +8,7 @@ export type CheckId =
   | 'search-attributes'
   | 'retention'
   | 'workers'
+  | 'step-queues'
   | 'jobs'
   | 'job-parts'
   | 'schedule-start-rate';

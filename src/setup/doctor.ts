@@ -10,6 +10,7 @@ import {
   checkSearchAttributes,
   checkWorkers,
 } from './doctor-checks';
+import { checkStepQueues } from './step-queues-check';
 import type { CheckId, DoctorCheck, DoctorReport } from './doctor-types';
 
 export interface DoctorOptions {
@@ -36,6 +37,7 @@ const ORDER: CheckId[] = [
   'search-attributes',
   'retention',
   'workers',
+  'step-queues',
   'jobs',
   'job-parts',
   'schedule-start-rate',
@@ -53,7 +55,7 @@ function skippedAfter(failed: CheckId, done: DoctorCheck[]): DoctorCheck[] {
 /**
  * Checks what temporal-flow needs of a server and namespace, and explains each finding with its fix:
  * server reachable and credentials accepted, namespace, search attributes, retention, workers polling the
- * task queue, jobs whose last run failed or was skipped, jobs whose schedule and watchdog disagree (with
+ * task queue, a worker on each other queue the jobs' steps need (steps served elsewhere), jobs whose last run failed or was skipped, jobs whose schedule and watchdog disagree (with
  * `repair`, repaired), and the schedule start rate (not readable: said so). `ok` is false when something
  * blocks runs. What `tflow doctor` runs; never throws for a finding.
  */
@@ -98,9 +100,10 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const ns = await checkNamespace(connection, namespace);
     checks.push(...ns.checks);
     if (!ns.exists) return report([...checks, ...skippedAfter('namespace', checks)]);
-    const [attributes, workers, jobs, parts] = await Promise.all([
+    const [attributes, workers, stepQueues, jobs, parts] = await Promise.all([
       checkSearchAttributes(connection, namespace),
       checkWorkers(connection, namespace, taskQueue),
+      checkStepQueues(connection, namespace, taskQueue, options.dataConverter),
       checkJobs(connection, namespace, taskQueue, options.dataConverter),
       checkJobParts(connection, namespace, {
         repair: options.repair ?? false,
@@ -108,7 +111,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
         ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
       }),
     ]);
-    checks.push(attributes, workers, jobs, parts, checkScheduleStartRate());
+    checks.push(attributes, workers, stepQueues, jobs, parts, checkScheduleStartRate());
     checks.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
     return report(checks);
   } finally {

@@ -18,7 +18,8 @@ export function rateLimitsOf(
   for (const p of pipelines) {
     const spec = toPipelineSpec(p);
     for (const step of activityNodesOf(spec)) {
-      if (step.rateLimitPerSecond === undefined) continue;
+      // A step served on another queue is rate limited by the workers of that queue (docs/python-steps.md).
+      if (step.rateLimitPerSecond === undefined || step.taskQueue !== undefined) continue;
       const where = `pipeline "${spec.name}" step "${step.id}"`;
       if (!(step.activity in steps)) {
         throw new InvalidArgumentError(

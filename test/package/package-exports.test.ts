@@ -96,7 +96,10 @@ describe('the built package, imported as a user does', () => {
   it('the examples type-check against the built package (no path into src/)', () => {
     const dir = path.join(consumer, 'examples');
     cpSync(path.join(root, 'examples'), dir, { recursive: true });
-    for (const f of readdirSync(dir)) {
+    // Subfolders too (examples/python/ holds a TypeScript pipeline beside the Python worker).
+    const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(sources).toContain(path.join('python', 'image-pipeline.ts'));
+    for (const f of sources) {
       expect(readFileSync(path.join(dir, f), 'utf8')).not.toMatch(/from '\.\.\//);
     }
     writeFileSync(

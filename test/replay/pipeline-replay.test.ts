@@ -38,7 +38,7 @@ function replayOptions() {
 }
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, dead letters, rate limit, concurrency key (and its liveness patches), local steps, a failing onFailure hook', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, dead letters, rate limit, concurrency key (and its liveness patches), local steps, a failing onFailure hook, steps served on other task queues', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -60,6 +60,7 @@ describe('replay of recorded histories', () => {
         'parallel.json',
         'rate-limited.json',
         'redrive-occurrence.json',
+        'remote-steps.json',
         'retry.json',
         'saga.json',
         'scheduled-alerts-late.json',

@@ -194,6 +194,8 @@ async function runFailureHook(spec: PipelineSpec, details: PipelineFailureDetail
     startToCloseTimeout: ON_FAILURE_TIMEOUT_MS,
     retry: { maximumAttempts: once ? 1 : 3 },
     activityId: 'onFailure',
+    // A hook served elsewhere (newer than every recorded run, which leaves the run's own queue).
+    ...(spec.onFailureTaskQueue !== undefined ? { taskQueue: spec.onFailureTaskQueue } : {}),
   })[spec.onFailure!]!;
   await CancellationScope.nonCancellable(() => hook(details)).catch((err: unknown) => {
     const root = rootFailure(err);

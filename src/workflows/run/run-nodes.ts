@@ -39,15 +39,16 @@ function runActivity(
   ctx: RunContext,
   recordCompletion: boolean,
 ): Promise<unknown> {
-  // A rate-limited step (a new option: no recorded run has it) runs on its own queue.
+  // A step served elsewhere names its queue (`taskQueue`), a rate-limited one runs on its queue's companion;
+  // both are newer options than every recorded run, whose steps take the run's queue as they did.
   const fn = stepActivity(
     step,
     step.activity,
     stepId,
     step.retry,
     step.rateLimitPerSecond !== undefined
-      ? rateLimitedTaskQueue(workflowInfo().taskQueue, step.activity)
-      : undefined,
+      ? rateLimitedTaskQueue(step.taskQueue ?? workflowInfo().taskQueue, step.activity)
+      : step.taskQueue,
   );
   const startedAt = Date.now();
   ctx.progress.started(stepId);

@@ -8,6 +8,8 @@ import { attemptsOf, rootFailure, stepActivity, type ActivityFields } from './st
 export interface Compensable extends ActivityFields {
   compensate?: string | undefined;
   compensateRetry?: RetrySpec | undefined;
+  /** Queue of the compensation's workers; undefined: the run's own. */
+  compensateTaskQueue?: string | undefined;
 }
 
 interface Completed {
@@ -43,7 +45,7 @@ export class Saga {
       for (const { step, stepId, compensate, args } of [...this.done].reverse()) {
         const retry = step.compensateRetry ?? step.retry;
         // A local step's compensation is local too: same worker, same limits.
-        const fn = stepActivity(step, compensate, `${stepId}:compensate`, retry);
+        const fn = stepActivity(step, compensate, `${stepId}:compensate`, retry, step.compensateTaskQueue);
         let outcome: CompensationOutcome;
         try {
           await fn(...args);

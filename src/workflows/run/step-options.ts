@@ -87,7 +87,8 @@ type AnyActivity = (...args: unknown[]) => Promise<unknown>;
 
 /**
  * The function that calls `activity` for a step: a local activity for a local step, else a regular one
- * (on `taskQueue` when given: a rate-limited step's own queue; a local step has none, the builder refuses
+ * (on `taskQueue` when given: the queue of a step served elsewhere, or a rate-limited step's companion queue;
+ * a local step has none, the builder refuses
  * both). `stepPath` names the call in the history (`<step id>`, `<map id>[i]`, `<step id>:compensate`).
  */
 export function stepActivity(
