@@ -328,3 +328,68 @@ describe('arguments that are neither a trigger nor a policy: InvalidArgumentErro
     expect(err).toMatchObject({ field, code: 'INVALID_ARGUMENT' });
   });
 });
+
+/*
+ * modifyJob's one validation stop (parseJobChanges): every bad field is refused, naming it, before any
+ * call to Temporal (so a job that does not exist still gets the field's error, not JobNotFoundError), and
+ * a refused modify writes nothing (the schedule's conflict token and write ids are as they were).
+ */
+const BAD_CHANGES: {
+  changes: Record<string, unknown>;
+  error: new (...a: never[]) => Error;
+  field: string;
+}[] = [
+  { changes: { retries: 3 }, error: InvalidArgumentError, field: 'retries' },
+  { changes: { cron: '0 3 * * *' }, error: InvalidArgumentError, field: 'cron' },
+  { changes: { note: 5 }, error: InvalidArgumentError, field: 'note' },
+  { changes: { maxInstances: 0 }, error: InvalidPolicyError, field: 'maxInstances' },
+  { changes: { args: 'x' }, error: InvalidArgumentError, field: 'args' },
+  { changes: { onError: '' }, error: InvalidArgumentError, field: 'onError' },
+  { changes: { onError: 'page' }, error: UnknownStepError, field: 'onError' },
+  { changes: { onMissed: 'page' }, error: InvalidArgumentError, field: 'onMissed' },
+  { changes: { onLate: 42, lateAfter: '5m' }, error: InvalidArgumentError, field: 'onLate' },
+  {
+    changes: { onSilent: { webhook: { url: 'ftp://hooks.test/x' } }, expectSuccessWithin: '1h' },
+    error: InvalidArgumentError,
+    field: 'onSilent.webhook.url',
+  },
+  { changes: { onLate: 'load', lateAfter: 'soon' }, error: InvalidArgumentError, field: 'lateAfter' },
+  {
+    changes: { onSilent: 'load', expectSuccessWithin: -5 },
+    error: InvalidArgumentError,
+    field: 'expectSuccessWithin',
+  },
+];
+
+describe('modifyJob: one validation stop, before any call', () => {
+  it.each(BAD_CHANGES)('refuses $field of a job that does not exist with its own error', async (c) => {
+    const err = await scheduler.modifyJob(t.uid('absent'), c.changes).catch((e: unknown) => e);
+    expect((err as Error).constructor).toBe(c.error);
+    expect(err).toMatchObject({ field: c.field });
+  });
+
+  it('writes nothing for a refused modify, and the job takes a good one after', async () => {
+    const jobId = t.uid('modify');
+    await scheduler.schedule(etl, { jobId, cron: '0 2 * * *', paused: true, note: 'first' });
+    const handle = t.client.schedule.getHandle(jobId);
+    const token = async () => {
+      const d = await handle.describe();
+      return { token: Buffer.from(d.raw.conflictToken ?? []).toString('base64'), writes: d.action.memo };
+    };
+    const before = await token();
+    // Refused by the update itself, which alone knows the job's alerts: still before the write.
+    const halfPair = { changes: { lateAfter: '5m' }, error: InvalidArgumentError, field: 'onLate' };
+    for (const c of [...BAD_CHANGES, halfPair]) {
+      const err = await scheduler.modifyJob(jobId, c.changes).catch((e: unknown) => e);
+      expect((err as Error).constructor, c.field).toBe(c.error);
+      expect(err).toMatchObject({ field: c.field });
+    }
+    expect(await token()).toEqual(before);
+    await scheduler.modifyJob(jobId, { note: 'second', onLate: 'load', lateAfter: '5m' });
+    const after = await handle.describe();
+    expect(Buffer.from(after.raw.conflictToken ?? []).toString('base64')).not.toBe(before.token);
+    expect(after.state.note).toBe('second');
+    expect(await scheduler.getJob(jobId)).toMatchObject({ alerts: { onLate: 'load', lateAfter: '5m' } });
+    await scheduler.removeJob(jobId);
+  });
+});

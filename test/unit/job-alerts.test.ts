@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors';
 import { compileAlerts, compileAlertTarget } from '../../src/client/jobs/store/job-alerts';
-import { splitChanges } from '../../src/client/jobs/store/job-options';
+import { parseJobChanges } from '../../src/client/jobs/store/job-options';
 import { withAlertChanges } from '../../src/client/jobs/store/build-updates';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
 
@@ -92,7 +92,7 @@ describe('compileAlerts', () => {
 
 describe('modifyJob alert changes', () => {
   it('sets, removes with null and keeps what is not named', () => {
-    const { alerts } = splitChanges({ onLate: null, lateAfter: null, onMissed: 'page' });
+    const { alerts } = parseJobChanges({ onLate: null, lateAfter: null, onMissed: 'page' }, undefined);
     expect(alerts).toEqual({ onLate: null, lateAfter: null, onMissed: 'page' });
     expect(
       withAlertChanges({ onLate: 'a', lateAfter: '1m', onSilent: 'b', expectSuccessWithin: '1h' }, alerts),
@@ -101,7 +101,7 @@ describe('modifyJob alert changes', () => {
   });
 
   it('keeps alert options apart from the policies', () => {
-    const checked = splitChanges({ maxInstances: 2, expectSuccessWithin: '2h', onSilent: 'p' });
+    const checked = parseJobChanges({ maxInstances: 2, expectSuccessWithin: '2h', onSilent: 'p' }, undefined);
     expect(checked.policies).toEqual({ maxInstances: 2 });
     expect(checked.alerts).toEqual({ expectSuccessWithin: '2h', onSilent: 'p' });
   });

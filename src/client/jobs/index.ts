@@ -5,12 +5,15 @@
 export { applyPlan } from './job-apply';
 export { backfillWindow, type BackfillWindow } from './job-backfill';
 export {
-  checkOnErrorName,
+  compileJobDefaults,
+  compileNewTrigger,
   type JobDefaults,
+  type JobDefaultsOptions,
   type PreparedJob,
   prepareJob,
   withDefaultDst,
 } from './job-compile';
+export { afterJobWrite, startWatchdogOrRollBack } from './job-followups';
 export { isSpentOneOff, jobDstWarnings, jobFromDescription, jobFromSummary } from './job-describe';
 export { dryRun, dryRunInWindow, type DryRunJob, type DryRunWindow, readDryRunWindow } from './job-dry-run';
 export { listJobRuns } from './job-history';

@@ -1,6 +1,6 @@
 import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
 import { InvalidArgumentError } from '../../errors';
-import { compileAlerts } from './store/job-alerts';
+import type { CompiledAlerts } from './store/job-alerts';
 import type { JobDefaults, PreparedJob } from './job-compile';
 import { APPLIED_MEMO_KEY, SCHEDULE_MEMO_KEY } from './store/schedule-memo';
 import {
@@ -54,9 +54,8 @@ function written(prepared: PreparedJob, entry: PlanEntry, set: string) {
 }
 
 /** Tells the job's watchdog what its alerts are now (one starts when they need one; none for a job removed). */
-async function watchdogFor(client: Client, jobId: string, defaults: JobDefaults, prepared?: PreparedJob) {
-  const alerts = prepared?.record.alerts;
-  const needed = alerts !== undefined && compileAlerts(alerts).watchdog !== undefined;
+async function watchdogFor(client: Client, jobId: string, defaults: JobDefaults, alerts?: CompiledAlerts) {
+  const needed = alerts?.watchdog !== undefined;
   try {
     await reconfigureWatchdog(client, jobId, needed ? { taskQueue: defaults.watchdogTaskQueue } : undefined);
   } catch (err) {
@@ -74,7 +73,7 @@ async function writeOne(client: Client, defaults: JobDefaults, entry: PlanEntry,
       if (err instanceof ScheduleAlreadyRunning) throw stale(jobId, 'created');
       translateScheduleError(err, jobId);
     }
-    await watchdogFor(client, jobId, defaults, entry.prepared);
+    await watchdogFor(client, jobId, defaults, entry.prepared!.alerts);
     return;
   }
   const guard = (d: ScheduleDescription) => {
@@ -83,9 +82,9 @@ async function writeOne(client: Client, defaults: JobDefaults, entry: PlanEntry,
   };
   try {
     if (entry.action === 'update') {
-      const options = written(entry.prepared!, entry, set);
-      await updateJob(client, jobId, (d) => (guard(d), replaceUpdate(jobId, d, options)), 1);
-      await watchdogFor(client, jobId, defaults, entry.prepared);
+      const job = { ...entry.prepared!, options: written(entry.prepared!, entry, set) };
+      const write = await updateJob(client, jobId, (d) => (guard(d), replaceUpdate(jobId, d, job)), 1);
+      await watchdogFor(client, jobId, defaults, write.alerts);
       return;
     }
     // delete: the mark of a job being removed, with the token, then the delete (which takes none).
@@ -95,10 +94,12 @@ async function writeOne(client: Client, defaults: JobDefaults, entry: PlanEntry,
       (d) => (
         guard(d),
         {
-          ...d,
-          action: { ...d.action, memo: { ...d.action.memo, [FINISHED_MEMO_KEY]: true } },
-          searchAttributes: undefined,
-          state: { ...d.state, paused: true, note: `removed by apply of set "${set}"` },
+          update: {
+            ...d,
+            action: { ...d.action, memo: { ...d.action.memo, [FINISHED_MEMO_KEY]: true } },
+            searchAttributes: undefined,
+            state: { ...d.state, paused: true, note: `removed by apply of set "${set}"` },
+          },
         }
       ),
       1,

@@ -93,12 +93,13 @@ export async function backfillWindow(
   let plan = planOf(d, window);
   if (plan && missingEntries(d, plan).length > 0) {
     try {
-      current = await updateJob(client, jobId, (latest) => {
+      // `current` ends as the description the landed write was computed from: it keeps its policies.
+      await updateJob(client, jobId, (latest) => {
         current = latest;
         plan = planOf(latest, window);
         const missing = plan ? missingEntries(latest, plan) : [];
         if (!plan || missing.length === 0) throw new EntriesHeld();
-        return withWindowEntries(jobId, latest, plan, missing);
+        return { update: withWindowEntries(jobId, latest, plan, missing) };
       });
     } catch (err) {
       if (!(err instanceof EntriesHeld)) throw err;

@@ -1,31 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import { toPipelineSpec, type PipelineLike } from '../../pipeline/builder';
-import { UnknownStepError } from '../../pipeline/errors';
+import { knownStepNames, toPipelineSpec, type PipelineLike } from '../../pipeline/builder';
 import type { PipelineSpec } from '../../pipeline/spec';
-import { compileTrigger } from '../../schedule/compile-trigger';
-import type { DstPolicy } from '../../schedule/dst-policy';
+import { compileTrigger, validateTimezone, type CompiledTrigger } from '../../schedule/compile-trigger';
+import { validateDstPolicy, type DstPolicy } from '../../schedule/dst-policy';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../../workflows/alerts/watchdog-defs';
 import { dueOneOffWithGrace, type DueOneOff } from '../../schedule/one-off-due';
 import { compilePolicies, type JobPolicies } from '../../schedule/policies';
 import type { Trigger } from '../../schedule/trigger-types';
-import { InvalidArgumentError } from '../../errors';
 import { compileAlerts, pickAlerts, type CompiledAlerts, type JobAlerts } from './store/job-alerts';
 import {
   asGiven,
   checkArgs,
   checkJobFields,
+  checkOnErrorName,
   workflowIdPrefix,
   splitOptions,
   type JobOptions,
 } from './store/job-options';
 import type { CompiledJob, JobRecord } from './store/job-record';
 import { createOptions } from './store/build-updates';
-import { checkKnownSteps, runConcurrency } from '../runs/run-start';
+import { checkKnownSteps, concurrencyKeyOf } from '../runs/run-start';
 
 /*
  * The one validation stop of a new job: job options (as schedule(), scheduleInterval() and scheduleAt()
- * take them, and as a jobs file lists them) checked and compiled, with the scheduler's defaults, into the
- * options of its schedule. Pure but for the clock (a one-off due now) and a uuid for a job without an id:
- * no calls to Temporal, so `plan()` validates a whole jobs file offline with the code `schedule()` runs.
+ * take them, replaceExisting included, and as a jobs file lists them) checked and compiled, with the
+ * scheduler's defaults, into the options of its schedule. Pure but for the clock (a one-off due now) and a
+ * uuid for a job without an id: no calls to Temporal, so `plan()` validates a whole jobs file offline with
+ * the code `schedule()` runs. rescheduleJob's stop is compileNewTrigger; modifyJob's is parseJobChanges
+ * (store/job-options.ts).
  */
 
 /** What a scheduler gives every job it writes that sets none of its own (see PipelineSchedulerOptions). */
@@ -41,6 +43,49 @@ export interface JobDefaults {
   readonly alerts: JobAlerts;
   readonly onError: string | undefined;
   readonly watchdogTaskQueue: string;
+}
+
+/** The scheduler options {@link compileJobDefaults} reads (see PipelineSchedulerOptions for each). */
+export interface JobDefaultsOptions extends JobAlerts {
+  readonly taskQueue: string;
+  readonly timezone?: string;
+  readonly dst?: DstPolicy;
+  readonly steps?: Record<string, unknown> | readonly string[];
+  readonly onError?: string;
+  readonly misfireGraceTime?: JobPolicies['misfireGraceTime'];
+  readonly watchdogTaskQueue?: string;
+}
+
+/**
+ * A scheduler's options checked and compiled once, at construction: a bad default is the caller's
+ * mistake, reported before any job is touched.
+ *
+ * @throws InvalidArgumentError (InvalidTriggerError, InvalidPolicyError, ...), UnknownStepError naming the option.
+ */
+export function compileJobDefaults(options: JobDefaultsOptions): JobDefaults {
+  const timezone = validateTimezone(options.timezone ?? 'UTC');
+  const dst = options.dst === undefined ? undefined : validateDstPolicy(options.dst, 'dst');
+  const knownSteps = knownStepNames(options.steps);
+  const policies: JobPolicies =
+    options.misfireGraceTime === undefined
+      ? {}
+      : // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- Duration comes from `ms`'s template-literal type, which the linter cannot resolve
+        { misfireGraceTime: options.misfireGraceTime };
+  const { misfireGraceMs } = compilePolicies(policies);
+  if (options.onError !== undefined) checkOnErrorName(options.onError, knownSteps);
+  const alerts = pickAlerts(options) ?? {};
+  compileAlerts(alerts, knownSteps);
+  return {
+    taskQueue: options.taskQueue,
+    timezone,
+    dst,
+    policies,
+    misfireGraceMs,
+    knownSteps,
+    alerts,
+    onError: options.onError,
+    watchdogTaskQueue: options.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE,
+  };
 }
 
 /** A new job validated and compiled: what its schedule is created (or replaced) with. */
@@ -59,18 +104,17 @@ export interface PreparedJob {
 }
 
 /**
- * Checks an `onError` name: an activity name, among the worker's steps when they are known.
+ * rescheduleJob's one validation stop: the new trigger, with the scheduler's DST policy and time zone when
+ * it sets none, as given (JSON-safe, for the record) and compiled.
  *
- * @throws InvalidArgumentError, UnknownStepError naming `onError`.
+ * @throws InvalidTriggerError naming the option at fault.
  */
-export function checkOnErrorName(name: unknown, knownSteps: readonly string[] | undefined): void {
-  if (typeof name !== 'string' || name === '') {
-    throw new InvalidArgumentError(
-      'onError',
-      'onError must be the name of an activity registered on the worker',
-    );
-  }
-  if (knownSteps && !knownSteps.includes(name)) throw new UnknownStepError(name, knownSteps, 'onError');
+export function compileNewTrigger(
+  trigger: Trigger,
+  defaults: Pick<JobDefaults, 'dst' | 'timezone'>,
+): { given: Trigger; compiled: CompiledTrigger } {
+  const given = asGiven(withDefaultDst(trigger, defaults.dst));
+  return { given, compiled: compileTrigger(given, defaults.timezone) };
 }
 
 /** A cron or calendar trigger with the scheduler's DST policy when it sets none (stored with the job). */
@@ -127,8 +171,9 @@ export function prepareJob(
     taskQueue: defaults.taskQueue,
     pipeline,
     args,
-    concurrency: runConcurrency(p, args),
+    concurrency: concurrencyKeyOf(p, args),
     job: compiledJob,
+    alerts: compiledAlerts,
     paused: job.paused ?? false,
     note: job.note,
     due,

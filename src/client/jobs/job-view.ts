@@ -10,6 +10,7 @@ import type { PreparedJob } from './job-compile';
 import type { JobRecord } from './store/job-record';
 import { actualFingerprint, expectedFingerprint, formatMs } from './store/job-spec-match';
 import { readJobState } from './store/job-state';
+import { SCHEDULE_POLICY_KEYS } from './store/job-options';
 
 /*
  * A job reduced to what it means, field by field, in one canonical text per field, so that a jobs file
@@ -31,12 +32,7 @@ export const VIEW_FIELDS = [
   'exclusions',
   'dst',
   'args',
-  'overlap',
-  'catchupWindow',
-  'pauseOnFailure',
-  'jitter',
-  'startAt',
-  'endAt',
+  ...SCHEDULE_POLICY_KEYS,
   'maxInstances',
   'misfireGraceTime',
   'onError',

@@ -1,22 +1,14 @@
 import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
 import type { PipelineLike } from '../../pipeline/builder';
-import { compileTrigger, validateTimezone } from '../../schedule/compile-trigger';
-import { validateDstPolicy, type DstPolicy } from '../../schedule/dst-policy';
+import type { DstPolicy } from '../../schedule/dst-policy';
 import { describeValue, InvalidArgumentError } from '../../errors';
 import { parseInstant } from '../../parse/instant';
-import { compilePolicies, type JobPolicies } from '../../schedule/policies';
-import type { DueOneOff } from '../../schedule/one-off-due';
+import type { JobPolicies } from '../../schedule/policies';
 import { previewTrigger, type PreviewOptions, type TriggerPreview } from '../../schedule/preview';
 import type { DryRunOptions, JobDryRun } from '../../schedule/dry-run-types';
 import { dryRun, dryRunInWindow, readDryRunWindow, type DryRunJob } from './job-dry-run';
 import type { Trigger } from '../../schedule/trigger-types';
-import {
-  ForeignScheduleError,
-  fromWireError,
-  translateScheduleError,
-  translateServiceError,
-  withRollbackError,
-} from '../errors';
+import { ForeignScheduleError, translateScheduleError, translateServiceError } from '../errors';
 import { describeScheduleIfAny } from '../describe-schedule';
 import { jobFromDescription } from './job-describe';
 import { listJobs } from './job-list';
@@ -24,8 +16,7 @@ import { listJobRuns } from './job-history';
 import { backfillWindow } from './job-backfill';
 import { ourJobMemo } from './store/schedule-memo';
 import {
-  asGiven,
-  splitChanges,
+  parseJobChanges,
   type CronJobOptions,
   type IntervalJobOptions,
   type JobOptions,
@@ -35,25 +26,24 @@ import {
 import { computeStats } from './job-stats';
 import type { JobDescription, JobFilter, JobHistoryOptions, JobStats, JobSummary } from './job-types';
 import type { JobRun } from '../runs/run-types';
-import { updateJob, type JobUpdateBuilder } from './store/send-update';
+import { updateJob, type JobUpdateBuilder, type ScheduleWrite } from './store/send-update';
 import {
-  dueBackfill,
   modifyUpdate,
   pauseUpdate,
   replaceUpdate,
   rescheduleUpdate,
+  type JobWrite,
 } from './store/build-updates';
-import { knownStepNames } from '../../pipeline/builder';
-import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../../workflows/alerts/watchdog-defs';
+import { ALERT_KEYS, type JobAlerts } from './store/job-alerts';
+import { afterJobWrite, startWatchdogOrRollBack } from './job-followups';
+import { reconfigureWatchdog } from './job-watchdog';
 import {
-  ALERT_KEYS,
-  compileAlerts,
-  compileAlertTarget,
-  pickAlerts,
-  type JobAlerts,
-} from './store/job-alerts';
-import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
-import { checkOnErrorName, prepareJob, withDefaultDst, type JobDefaults } from './job-compile';
+  compileJobDefaults,
+  compileNewTrigger,
+  prepareJob,
+  type JobDefaults,
+  type PreparedJob,
+} from './job-compile';
 import { planJobs } from './job-plan';
 import { applyPlan } from './job-apply';
 import { toJobSet } from './job-set';
@@ -105,15 +95,8 @@ export interface PipelineSchedulerOptions extends JobAlerts {
  */
 export class PipelineScheduler {
   readonly timezone: string;
-  /** The default DST policy (validated), if any. */
-  private readonly dst: DstPolicy | undefined;
-  /** Policies every job created here gets unless it sets its own (the scheduler's misfireGraceTime). */
-  private readonly jobDefaults: JobPolicies;
-  private readonly misfireGraceMs: number | undefined;
-  private readonly knownSteps: readonly string[] | undefined;
-  /** The scheduler's default alerts (checked at construction). */
-  private readonly alertDefaults: JobAlerts;
-  private readonly watchdogTaskQueue: string;
+  /** What the jobs written here get when they set none of their own (checked at construction). */
+  private readonly defaults: JobDefaults;
   /**
    * Jobs this scheduler created or has seen to be ours: removeJob skips their ownership check (one call
    * instead of two). A job id only leaves the set when removed through this scheduler.
@@ -124,20 +107,8 @@ export class PipelineScheduler {
     readonly client: Client,
     readonly options: PipelineSchedulerOptions,
   ) {
-    this.timezone = validateTimezone(options.timezone ?? 'UTC');
-    this.dst = options.dst === undefined ? undefined : validateDstPolicy(options.dst, 'dst');
-    this.knownSteps = knownStepNames(options.steps);
-    this.jobDefaults =
-      options.misfireGraceTime === undefined
-        ? {}
-        : // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- Duration comes from `ms`'s template-literal type, which the linter cannot resolve
-          { misfireGraceTime: options.misfireGraceTime };
-    // Validated now: a bad default is the caller's mistake, reported before any job is touched.
-    this.misfireGraceMs = compilePolicies(this.jobDefaults).misfireGraceMs;
-    if (options.onError !== undefined) this.checkOnError(options.onError);
-    this.alertDefaults = pickAlerts(options) ?? {};
-    compileAlerts(this.alertDefaults, this.knownSteps);
-    this.watchdogTaskQueue = options.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
+    this.defaults = compileJobDefaults(options);
+    this.timezone = this.defaults.timezone;
   }
 
   /** Checks that the server answers (taskiq-flow's `startup`). Optional: every verb connects lazily. */
@@ -200,49 +171,39 @@ export class PipelineScheduler {
    * @throws JobConflictError when concurrent edits kept winning (see docs/scheduling.md).
    */
   async rescheduleJob(jobId: string, trigger: Trigger): Promise<void> {
-    const given = asGiven(this.withDefaultDst(trigger));
-    const compiled = compileTrigger(given, this.timezone);
-    let due: DueOneOff | undefined;
-    const d = await this.update(jobId, (current) => {
-      const next = rescheduleUpdate(jobId, current, given, compiled, this.misfireGraceMs);
-      due = next.due;
-      return next.update;
-    });
-    if (due) await this.runDue(jobId, due, d);
-    await this.tellWatchdog(jobId, d, false);
+    const { given, compiled } = compileNewTrigger(trigger, this.defaults);
+    const write = await this.update(jobId, (current) =>
+      rescheduleUpdate(jobId, current, given, compiled, this.defaults.misfireGraceMs),
+    );
+    await this.afterWrite(jobId, write, false);
   }
 
-  /** Changes what a job runs and how (args, note, policies, onError); when it runs is kept. */
+  /** Changes what a job runs and how (args, note, policies, onError, alerts); when it runs is kept. */
   async modifyJob(jobId: string, changes: ModifyJobOptions): Promise<void> {
-    // Validated before any call: an unknown key, bad args or bad policies change nothing.
-    const checked = splitChanges(changes);
-    if (checked.onError !== undefined && checked.onError !== null) this.checkOnError(checked.onError);
-    for (const key of ['onMissed', 'onLate', 'onSilent'] as const) {
-      const target = checked.alerts[key];
-      if (target !== undefined && target !== null) compileAlertTarget(target, key, this.knownSteps);
-    }
-    const d = await this.update(jobId, (current) => modifyUpdate(jobId, current, checked));
-    await this.tellWatchdog(
+    // Validated whole before any call: a bad option changes nothing (see parseJobChanges).
+    const checked = parseJobChanges(changes, this.defaults.knownSteps);
+    const write = await this.update(jobId, (current) => modifyUpdate(jobId, current, checked));
+    await this.afterWrite(
       jobId,
-      d,
+      write,
       ALERT_KEYS.some((key) => key in checked.alerts),
     );
   }
 
   /** Pauses a job: no run starts until resumeJob(); a run in flight continues. */
   async pauseJob(jobId: string, note?: string): Promise<void> {
-    const d = await this.update(jobId, (current) =>
+    const write = await this.update(jobId, (current) =>
       pauseUpdate(jobId, current, true, note ?? 'paused by temporal-flow'),
     );
-    await this.tellWatchdog(jobId, d, false);
+    await this.afterWrite(jobId, write, false);
   }
 
   /** Resumes a paused job. */
   async resumeJob(jobId: string, note?: string): Promise<void> {
-    const d = await this.update(jobId, (current) =>
+    const write = await this.update(jobId, (current) =>
       pauseUpdate(jobId, current, false, note ?? 'resumed by temporal-flow'),
     );
-    await this.tellWatchdog(jobId, d, false);
+    await this.afterWrite(jobId, write, false);
   }
 
   /** Runs a job now, with the job's own overlap policy (the SDK's default would be ALLOW_ALL). */
@@ -325,7 +286,7 @@ export class PipelineScheduler {
     jobs: JobSet | JobSetDefinition,
     opts: PlanOptions & { adopt?: boolean } = {},
   ): Promise<JobPlan> {
-    return planJobs(this.client, this.defaults(), toJobSet(jobs), opts);
+    return planJobs(this.client, this.defaults, toJobSet(jobs), opts);
   }
 
   /**
@@ -336,7 +297,7 @@ export class PipelineScheduler {
    * (each job is as before or as planned).
    */
   async apply(plan: JobPlan): Promise<ApplyResult> {
-    return applyPlan(this.client, this.defaults(), plan);
+    return applyPlan(this.client, this.defaults, plan);
   }
 
   /** Runs the schedule reports itself (none when the job is gone: its history still answers). */
@@ -347,25 +308,6 @@ export class PipelineScheduler {
       ...d.info.recentActions.map((a) => a.action.workflow),
       ...d.info.runningActions.map((a) => a.workflow),
     ].map((w) => ({ workflowId: w.workflowId, runId: w.firstExecutionRunId }));
-  }
-
-  private checkOnError(name: string): void {
-    checkOnErrorName(name, this.knownSteps);
-  }
-
-  /** What this scheduler gives the jobs it writes (see job-compile.ts). */
-  private defaults(): JobDefaults {
-    return {
-      taskQueue: this.options.taskQueue,
-      timezone: this.timezone,
-      dst: this.dst,
-      policies: this.jobDefaults,
-      misfireGraceMs: this.misfireGraceMs,
-      knownSteps: this.knownSteps,
-      alerts: this.alertDefaults,
-      onError: this.options.onError,
-      watchdogTaskQueue: this.watchdogTaskQueue,
-    };
   }
 
   private async describe(jobId: string): Promise<ScheduleDescription> {
@@ -385,83 +327,49 @@ export class PipelineScheduler {
   }
 
   /** Updates one of our jobs from its current description, with its conflict token (see send-update.ts). */
-  private async update(jobId: string, build: JobUpdateBuilder): Promise<ScheduleDescription> {
-    const d = await updateJob(this.client, jobId, build);
+  private async update<W extends ScheduleWrite>(jobId: string, build: JobUpdateBuilder<W>): Promise<W> {
+    const write = await updateJob(this.client, jobId, build);
     this.ownJobs.add(jobId);
-    return d;
+    return write;
+  }
+
+  /** A write's last steps, from what it wrote: a due one-off's backfill, the watchdog's signal. */
+  private async afterWrite(jobId: string, write: JobWrite, alertsChanged: boolean): Promise<void> {
+    await afterJobWrite(this.client, jobId, write, {
+      taskQueue: this.defaults.watchdogTaskQueue,
+      alertsChanged,
+    });
   }
 
   /**
-   * A write's last step: tells the job's watchdog, with start when the job needs one (idempotent: one
-   * watchdog per job id, so repeating it is harmless, and it restarts a watchdog that a writer killed
-   * between its two calls never started). `alertsChanged`: also tell a running one when the job needs none
-   * any more (it ends).
+   * schedule(), scheduleInterval(), scheduleAt(): validates and compiles everything (job-compile.ts),
+   * then creates the schedule in one call (or with replaceExisting, replaces the job in place), then
+   * starts a new job's watchdog.
    */
-  private async tellWatchdog(jobId: string, d: ScheduleDescription, alertsChanged: boolean): Promise<void> {
-    const needed = needsWatchdog(d);
-    if (!needed && !alertsChanged) return;
-    try {
-      await reconfigureWatchdog(
-        this.client,
-        jobId,
-        needed ? { taskQueue: this.watchdogTaskQueue } : undefined,
-      );
-    } catch (err) {
-      translateServiceError(err);
-    }
-  }
-
-  /** Runs a due one-off of an existing schedule at once: a backfill of its one second, with its overlap. */
-  private async runDue(jobId: string, due: DueOneOff, d: ScheduleDescription): Promise<void> {
-    try {
-      await this.client.schedule.getHandle(jobId).backfill(dueBackfill(due, d.policies.overlap));
-    } catch (err) {
-      translateScheduleError(err, jobId);
-    }
-  }
-
-  /** A cron or calendar trigger with the scheduler's DST policy when it sets none (stored with the job). */
-  private withDefaultDst<T extends Trigger>(trigger: T): T {
-    return withDefaultDst(trigger, this.dst);
-  }
-
-  /** Validates everything, then creates (or with replaceExisting, updates) the schedule in one call. */
   private async createJob(p: PipelineLike, opts: JobOptions & Trigger): Promise<string> {
-    const {
-      jobId,
-      options,
-      due,
-      alerts: compiledAlerts,
-      replaceExisting,
-    } = prepareJob(p, opts, this.defaults());
-    let created = false;
-    try {
-      await this.client.schedule.create(options);
-      created = true;
-    } catch (err) {
-      if (!(err instanceof ScheduleAlreadyRunning) || !replaceExisting) translateScheduleError(err, jobId);
-      const d = await this.update(jobId, (current) => replaceUpdate(jobId, current, options, due));
-      if (due) await this.runDue(jobId, due, d);
-      await this.tellWatchdog(jobId, d, true);
+    const job = prepareJob(p, opts, this.defaults);
+    if (await this.createSchedule(job)) {
+      await startWatchdogOrRollBack(this.client, job, this.defaults.watchdogTaskQueue, () =>
+        this.ownJobs.delete(job.jobId),
+      );
     }
-    this.ownJobs.add(jobId);
-    if (!created || !compiledAlerts.watchdog) return jobId;
+    return job.jobId;
+  }
+
+  /** Creates the job's schedule (true), or replaces the job's schedule in place (false) when asked. */
+  private async createSchedule(job: PreparedJob): Promise<boolean> {
+    const { jobId } = job;
     try {
-      await reconfigureWatchdog(this.client, jobId, { taskQueue: this.watchdogTaskQueue });
+      await this.client.schedule.create(job.options);
+      this.ownJobs.add(jobId);
+      return true;
     } catch (err) {
-      // A new job whose watchdog could not start is not left half-created: its schedule is deleted. When
-      // that fails too (the server is gone), the start's error is the one thrown, the delete's rides along,
-      // and the job is left without its watchdog until its next write or `tflow doctor --repair`.
-      const thrown = fromWireError(err) ?? err;
-      try {
-        await this.client.schedule.getHandle(jobId).delete();
-        this.ownJobs.delete(jobId);
-      } catch (rollbackErr) {
-        throw withRollbackError(thrown, fromWireError(rollbackErr) ?? rollbackErr);
-      }
-      throw thrown;
+      const replace = err instanceof ScheduleAlreadyRunning && job.replaceExisting;
+      if (!replace) translateScheduleError(err, jobId);
     }
-    return jobId;
+    const write = await this.update(jobId, (current) => replaceUpdate(jobId, current, job, job.due));
+    await this.afterWrite(jobId, write, true);
+    return false;
   }
 
   /**
@@ -481,11 +389,11 @@ export class PipelineScheduler {
     if (typeof job !== 'string') {
       const own = Object.fromEntries(Object.entries(job).filter(([, v]) => v !== undefined));
       return dryRun(
-        { ...this.jobDefaults, ...own },
+        { ...this.defaults.policies, ...own },
         {
           ...opts,
           defaultTimezone: this.timezone,
-          ...(this.dst ? { defaultDst: this.dst } : {}),
+          ...(this.defaults.dst ? { defaultDst: this.defaults.dst } : {}),
         },
       );
     }
@@ -514,7 +422,7 @@ export class PipelineScheduler {
     return previewTrigger(trigger, n, {
       ...opts,
       defaultTimezone: this.timezone,
-      ...(this.dst ? { defaultDst: this.dst } : {}),
+      ...(this.defaults.dst ? { defaultDst: this.defaults.dst } : {}),
     });
   }
 }

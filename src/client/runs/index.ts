@@ -14,6 +14,6 @@ export { describeRun, type RunDescription, type RunStep } from './run-describe';
 export { listRuns, RUN_STATUSES, type RunFilter, runQuery } from './run-list';
 export { runMetadata, type RunMetadata } from './run-metadata';
 export { runProgress, RunSignalError, signalRun } from './run-signal';
-export { checkKnownSteps, runConcurrency, runStartOptions } from './run-start';
+export { checkKnownSteps, concurrencyKeyOf, runStartOptions } from './run-start';
 export { type JobRun, type JobRunStatus } from './run-types';
 export { failureOf, newestWithFailures, toRun } from './run-visibility';

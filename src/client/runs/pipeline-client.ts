@@ -18,7 +18,7 @@ import { InvalidArgumentError, TemporalFlowError } from '../../errors';
 import { checkWorkflowIdTemplate, renderWorkflowId } from '../../pipeline/workflow-id';
 import { runProgress, signalRun } from './run-signal';
 import { runOccurrence } from '../../workflows/idempotency/occurrence';
-import { checkKnownSteps, runConcurrency, runStartOptions } from './run-start';
+import { checkKnownSteps, concurrencyKeyOf, runStartOptions } from './run-start';
 import { translateServiceError } from '../errors';
 import { knownStepNames } from '../../pipeline/builder';
 import {
@@ -144,7 +144,7 @@ export class PipelineClient {
       return await this.startWorkflow({
         taskQueue: this.options.taskQueue,
         workflowId,
-        ...runStartOptions(spec, args, { concurrency: runConcurrency(p, args) }),
+        ...runStartOptions(spec, args, { concurrency: concurrencyKeyOf(p, args) }),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {

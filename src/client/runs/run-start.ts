@@ -20,7 +20,7 @@ import { describeValue, InvalidArgumentError } from '../../errors';
  *
  * @throws InvalidArgumentError (field `concurrencyKey`) when the function throws or returns no string.
  */
-export function runConcurrency(p: PipelineLike, args: unknown[]): RunConcurrency | undefined {
+export function concurrencyKeyOf(p: PipelineLike, args: unknown[]): RunConcurrency | undefined {
   const concurrency = p instanceof Pipeline ? p.concurrency : undefined;
   if (!concurrency) return undefined;
   let key: unknown;

@@ -1,7 +1,8 @@
 /*
  * The activities the job guards (job-guards.ts, coalesce.ts, judged-at.ts) call, and what they are asked:
- * implemented in activities/scheduler-activities.ts. Activity names are persisted in histories: never
- * rename one; add optional fields only. The guards' patch ids are here too: never rename one.
+ * implemented in activities/guards/ (the worker registers them with schedulerActivities). Activity names
+ * are persisted in histories: never rename one; add optional fields only. The guards' patch ids are here
+ * too: never rename one.
  */
 
 /** Patch marker of runs that may stand for a later occurrence (coalesce.ts). */

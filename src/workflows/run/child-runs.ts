@@ -36,7 +36,7 @@ type PipelineWorkflowFn = (input: PipelineRunInput) => Promise<PipelineRunResult
  * execution timeout backstop (after the pipeline's own timeout, and after a chained run's delay, which
  * comes before the pipeline's own timer starts).
  */
-function runOptions(spec: PipelineSpec, delayMs = 0) {
+function pipelineStartOptions(spec: PipelineSpec, delayMs = 0) {
   return {
     typedSearchAttributes: [{ key: PIPELINE_SEARCH_ATTRIBUTE, value: spec.name }],
     ...(spec.timeoutMs !== undefined
@@ -65,7 +65,7 @@ export async function runChildPipeline(
       workflowId,
       args: [{ spec: node.pipeline, args: input }],
       staticSummary: `child pipeline ${node.pipeline.name} (step ${node.id})`,
-      ...runOptions(node.pipeline),
+      ...pipelineStartOptions(node.pipeline),
     });
     output = result.output;
   } catch (err) {
@@ -126,7 +126,7 @@ export async function startChainedRuns(spec: PipelineSpec, output: unknown): Pro
         ...(chain.workflowId !== undefined
           ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE }
           : {}),
-        ...runOptions(chain.pipeline, chain.delayMs),
+        ...pipelineStartOptions(chain.pipeline, chain.delayMs),
       });
       started.push({ pipeline: chain.pipeline.name, workflowId, runId: handle.firstExecutionRunId });
     } catch (err) {

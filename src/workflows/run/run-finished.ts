@@ -20,7 +20,7 @@ export function scheduleLagMs(): number | undefined {
 }
 
 /** What every event of this run says: pipeline, job, ids, nominal time. Reads workflow info only. */
-function runEventBase(input: PipelineRunInput): RunEventBase {
+function eventBaseOf(input: PipelineRunInput): RunEventBase {
   const info = workflowInfo();
   const nominal = info.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
   return {
@@ -34,7 +34,7 @@ function runEventBase(input: PipelineRunInput): RunEventBase {
 
 /** Emits the run-started event of this run (a sink: not called again on replay, no command). */
 export function reportRunStarted(input: PipelineRunInput): void {
-  tflow.runStarted(runEventBase(input));
+  tflow.runStarted(eventBaseOf(input));
 }
 
 /** The run's nominal (scheduled) time as UTC ISO without milliseconds (`2027-10-31T00:30:00Z`), if scheduled. */
@@ -57,7 +57,7 @@ export interface RunEnd {
 export function reportRunFinished(input: PipelineRunInput, end: RunEnd): void {
   const { lagMs, ...rest } = end;
   tflow.runFinished({
-    ...runEventBase(input),
+    ...eventBaseOf(input),
     ...rest,
     ...(lagMs === undefined ? {} : { lagMs }),
   });

@@ -1,11 +1,14 @@
 /*
- * Names and shapes of the per-job semaphore, shared by the semaphore workflow, the pipeline run that holds
- * a slot and the activity that asks for one. Persisted in histories: never rename the type, update or
- * signal names; add optional fields only.
+ * Names and shapes of the semaphore, shared by the semaphore workflow, the pipeline run that holds a slot
+ * and the activities that ask for one. One workflow type serves two kinds of semaphore: one per job id
+ * (`maxInstances: N > 1`, `acquireSlot`: refused when full) and one per pipeline and concurrency key
+ * (`concurrencyKey`, `queueForSlot`: queued when full). Persisted in histories: never rename the type,
+ * update or signal names (the type's value says "job" for the first kind only: it is kept as it was);
+ * add optional fields only.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
-/** Workflow type of the per-job semaphore. */
+/** Workflow type of both kinds of semaphore (a job's, a concurrency key's): persisted, see above. */
 export const SEMAPHORE_WORKFLOW_TYPE = 'jobSemaphoreWorkflow';
 
 /** Workflow id of the semaphore of a job: one per job id, in the job's namespace. */
@@ -20,7 +23,11 @@ export interface SlotHolder {
 }
 
 export interface SlotRequest extends SlotHolder {
-  /** The job's maxInstances, or the concurrency key's limit: the request is refused when this many runs hold a slot. */
+  /**
+   * How many slots the semaphore grants at most: the job's `maxInstances` (an `acquireSlot` beyond it is
+   * refused) or the pipeline's `maxConcurrent` for a concurrency key (a `queueForSlot` beyond it waits in
+   * line). Persisted field name.
+   */
   max: number;
 }
 
@@ -77,8 +84,8 @@ export const slotGrantedSignal = defineSignal('slotGranted');
 export const waitingQuery = defineQuery<SlotHolder[]>('waiting');
 
 /**
- * The semaphore's activities (activities/scheduler-activities.ts implements them; persisted names: never
- * rename one).
+ * The semaphore's activities (activities/semaphore/slot-activities.ts implements them, the worker registers
+ * them with schedulerActivities; persisted names: never rename one).
  */
 export interface SemaphoreActivities {
   /** A slot of a job's semaphore, starting the semaphore if it is not running. */

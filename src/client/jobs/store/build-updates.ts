@@ -1,4 +1,4 @@
-import type { ScheduleDescription, ScheduleOptions, ScheduleUpdateOptions } from '@temporalio/client';
+import type { Backfill, ScheduleDescription, ScheduleOptions } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { PipelineSpec } from '../../../pipeline/spec';
 import { compileTrigger, type CompiledTrigger } from '../../../schedule/compile-trigger';
@@ -14,7 +14,7 @@ import {
 import { JOB_SEARCH_ATTRIBUTE } from '../../../workflows/search-attributes';
 import { ForeignScheduleError, JobNotFoundError } from '../../errors';
 import { SCHEDULE_MEMO_KEY, ourJobMemo, type JobMemo } from './schedule-memo';
-import { compileAlerts, type JobAlerts } from './job-alerts';
+import { compileAlerts, type CompiledAlerts, type JobAlerts } from './job-alerts';
 import {
   asGiven,
   runJobContext,
@@ -32,6 +32,7 @@ import {
 } from './job-record';
 import { readJobState, type JobState } from './job-state';
 import { runStartOptions } from '../../runs/run-start';
+import type { ScheduleWrite } from './send-update';
 import { runMetadata } from '../../runs/run-metadata';
 
 /*
@@ -39,11 +40,24 @@ import { runMetadata } from '../../runs/run-metadata';
  * existing one for rescheduleJob (when) and modifyJob (what). No calls to Temporal here (rescheduleJob's
  * reads the clock, to tell a due one-off). Each update reads the job once from the description it starts
  * from (job-state.ts) and compiles only what changes. Every write keeps the job record in both of its
- * places (action memo and TflowJob search attribute, see job-record.ts).
+ * places (action memo and TflowJob search attribute, see job-record.ts), and gives back what it wrote
+ * (JobWrite): the caller decides about the watchdog and a due one-off from that, never from a describe.
  */
+
+/** An update of one of our jobs, with what it writes. */
+export interface JobWrite extends ScheduleWrite {
+  /** The job record the update writes (undefined: a schedule that has none, left without). */
+  readonly record: JobRecord | undefined;
+  /** The record's alerts compiled: what the runs carry, and whether the job needs a watchdog. */
+  readonly alerts: CompiledAlerts;
+  /** The backfill that runs a one-off due now, to send once the update landed (an update cannot carry one). */
+  readonly dueRun?: Backfill;
+}
 
 /** Everything a new job is made of, validated and compiled. */
 export interface NewJob {
+  /** The record's alerts compiled (checked against the worker's steps). */
+  alerts: CompiledAlerts;
   jobId: string;
   /** Prefix of the runs' workflow ids (Temporal appends each run's nominal time). */
   workflowId: string;
@@ -76,7 +90,7 @@ function dueState(due: DueOneOff | undefined, paused: boolean, runAt: Date | und
 }
 
 /** The backfill that runs a due one-off at once, with its nominal time (so the misfire guard measures from it). */
-export function dueBackfill(due: DueOneOff, overlap: CompiledPolicies['overlap']) {
+export function dueBackfill(due: DueOneOff, overlap: CompiledPolicies['overlap']): Backfill {
   return { start: new Date(due.at.getTime() - 1_000), end: due.at, overlap };
 }
 
@@ -97,7 +111,7 @@ export function createOptions(n: NewJob) {
       memo: { [JOB_RECORD_MEMO_KEY]: record },
       ...runStartOptions(n.pipeline, n.args, {
         job: runJobContext(n.jobId, policies, once, record.onError, {
-          alerts: runAlertsOf(record),
+          alerts: n.alerts.run,
           dstSkips,
           horizonEnd,
         }),
@@ -148,12 +162,14 @@ export function dueMarkOf(d: ScheduleDescription): Date | undefined {
  * an edit computed before this mark is dropped and re-read, and every edit that reads it is refused, so the
  * delete never takes an edit with it.
  */
-export function finishedUpdate(d: ScheduleDescription): ScheduleUpdateOptions {
+export function finishedUpdate(d: ScheduleDescription): ScheduleWrite {
   return {
-    ...d,
-    action: { ...d.action, memo: { ...d.action.memo, [FINISHED_MEMO_KEY]: true } },
-    searchAttributes: undefined,
-    state: { ...d.state, paused: true, note: 'one-off job done: being removed' },
+    update: {
+      ...d,
+      action: { ...d.action, memo: { ...d.action.memo, [FINISHED_MEMO_KEY]: true } },
+      searchAttributes: undefined,
+      state: { ...d.state, paused: true, note: 'one-off job done: being removed' },
+    },
   };
 }
 
@@ -224,7 +240,7 @@ export function rescheduleUpdate(
   trigger: Trigger,
   compiled: CompiledTrigger,
   schedulerGraceMs: number | undefined,
-): { update: ScheduleUpdateOptions; due: DueOneOff | undefined } {
+): JobWrite {
   const { record, input } = currentJob(jobId, d);
   const policies = compilePolicies(record.policies);
   const next: JobRecord = { ...record, trigger, timezone: compiled.timezone };
@@ -232,8 +248,9 @@ export function rescheduleUpdate(
   const due = dueOneOffWithGrace(compiled, graceMs, new Date());
   const once = compiled.remainingActions !== undefined;
   const { spec, dstSkips, horizonEnd } = scheduleSpec(compiled, policies);
+  const alerts = alertsOf(next);
   const context = runJobContext(jobId, policies, once, next.onError, {
-    alerts: runAlertsOf(next),
+    alerts: alerts.run,
     dstSkips,
     horizonEnd,
   });
@@ -248,26 +265,23 @@ export function rescheduleUpdate(
       ...dueState(due, d.state.paused, compiled.runAt),
     },
   };
-  return { update, due };
+  // The update keeps the schedule's policies: the backfill takes its overlap.
+  return { update, record: next, alerts, ...(due ? { dueRun: dueBackfill(due, d.policies.overlap) } : {}) };
 }
 
 /** pauseJob/resumeJob: the paused flag and the note, nothing else. */
-export function pauseUpdate(
-  jobId: string,
-  d: ScheduleDescription,
-  paused: boolean,
-  note: string,
-): ScheduleUpdateOptions {
+export function pauseUpdate(jobId: string, d: ScheduleDescription, paused: boolean, note: string): JobWrite {
   checkOurs(jobId, d);
   // The record as it is, written again: this leaves only its listed fields in the search attribute, which
   // a job written before alerts were kept out of it still holds with its alert targets.
   const record = decodeJobRecord(d.typedSearchAttributes, d.action.memo);
-  return {
+  const update = {
     ...d,
     searchAttributes: undefined,
     ...(record ? { typedSearchAttributes: withRecord(d, record) } : {}),
     state: { ...d.state, paused, note },
   };
+  return { update, record, alerts: record ? alertsOf(record) : {} };
 }
 
 /**
@@ -278,13 +292,25 @@ export function pauseUpdate(
 export function replaceUpdate(
   jobId: string,
   d: ScheduleDescription,
-  options: ReturnType<typeof createOptions>,
+  job: NewJobWrite,
   due?: DueOneOff,
-): ScheduleUpdateOptions {
+): JobWrite {
   checkOurs(jobId, d);
-  const { scheduleId: _id, memo: _memo, state, action, ...rest } = options;
+  const { scheduleId: _id, memo: _memo, state, action, ...rest } = job.options;
   const { backfill: _backfill, ...kept } = state;
-  return { ...rest, action: { ...action, memo: withDueMark(action.memo, due) }, state: kept };
+  return {
+    update: { ...rest, action: { ...action, memo: withDueMark(action.memo, due) }, state: kept },
+    record: job.record,
+    alerts: job.alerts,
+    ...(due ? { dueRun: dueBackfill(due, job.options.policies.overlap) } : {}),
+  };
+}
+
+/** A new job as replaceUpdate writes it over an existing one: its schedule's options, record and alerts. */
+export interface NewJobWrite {
+  readonly options: ReturnType<typeof createOptions>;
+  readonly record: JobRecord;
+  readonly alerts: CompiledAlerts;
 }
 
 /**
@@ -298,7 +324,7 @@ export function modifyUpdate(
   d: ScheduleDescription,
   changes: JobChanges,
   now?: Date,
-): ScheduleUpdateOptions {
+): JobWrite {
   return modifiedJob(jobId, d, currentJob(jobId, d), changes, now);
 }
 
@@ -307,14 +333,15 @@ export function modifyUpdate(
  * compiled again from `now`; undefined for a job whose spec was edited outside temporal-flow (its spec is
  * not ours to compile, and a renewal must not adopt the edit as modifyJob does).
  */
-export function renewalUpdate(
-  jobId: string,
-  d: ScheduleDescription,
-  now: Date,
-): ScheduleUpdateOptions | undefined {
+export function renewalUpdate(jobId: string, d: ScheduleDescription, now: Date): RenewalWrite | undefined {
   const current = currentJob(jobId, d);
   if (current.editedOutside) return undefined;
   return modifiedJob(jobId, d, current, { alerts: {}, policies: {} }, now);
+}
+
+/** A renewal's write, with the end of the horizon it compiled (undefined: none). */
+export interface RenewalWrite extends JobWrite {
+  readonly horizonEnd: string | undefined;
 }
 
 function modifiedJob(
@@ -323,16 +350,19 @@ function modifiedJob(
   current: CurrentJob,
   changes: JobChanges,
   now: Date | undefined,
-): ScheduleUpdateOptions {
+): RenewalWrite {
   const { record, input, editedOutside } = current;
   const given = asGiven({ ...record.policies, ...changes.policies });
   const policies = compilePolicies(given);
   const next: JobRecord = { ...record, policies: given };
   if (changes.onError === null) delete next.onError;
   else if (changes.onError !== undefined) next.onError = changes.onError;
-  const alerts = withAlertChanges(record.alerts, changes.alerts);
-  if (alerts) next.alerts = alerts;
+  const givenAlerts = withAlertChanges(record.alerts, changes.alerts);
+  if (givenAlerts) next.alerts = givenAlerts;
   else delete next.alerts;
+  // Each changed field was checked by parseJobChanges; what is left needs the job's alerts as they will
+  // be: that each target has its duration (InvalidArgumentError naming the missing half).
+  const alerts = alertsOf(next);
   // A spec edited outside temporal-flow is kept as it is (and adopted): modifyJob never changes when.
   // A schedule without a record (only the spec's meaning) has its trigger compiled here for the first time.
   const compiled = editedOutside
@@ -345,21 +375,22 @@ function modifiedJob(
   // has no horizon of ours left to renew.
   const dstSkips = written ? written.dstSkips : input.job?.dstSkips;
   const job = runJobContext(jobId, policies, input.job?.once === true, next.onError, {
-    alerts: runAlertsOf(next),
+    alerts: alerts.run,
     dstSkips,
     horizonEnd: written?.horizonEnd,
   });
-  return {
+  const update = {
     ...updated(d, { ...input, args: changes.args ?? input.args, job }, next),
     spec: written ? written.spec : d.spec,
     policies: { ...d.policies, catchupWindow: undefined, ...schedulePolicies(policies) },
     state: { ...d.state, ...(changes.note !== undefined ? { note: changes.note } : {}) },
   };
+  return { update, record: next, alerts, horizonEnd: written?.horizonEnd };
 }
 
-/** What the job's runs carry of its alerts (the record's alerts were checked when written). */
-function runAlertsOf(record: JobRecord) {
-  return record.alerts ? compileAlerts(record.alerts).run : undefined;
+/** A record's alerts compiled, once per write (its targets were checked against the steps when given). */
+function alertsOf(record: JobRecord): CompiledAlerts {
+  return record.alerts ? compileAlerts(record.alerts) : {};
 }
 
 /** The job's alerts with modifyJob's changes: a value sets, null removes, absent keeps. */

@@ -14,11 +14,14 @@ import type {
 import type { RunAlerts } from '../../../workflows/alert-types';
 import type { RunJobContext } from '../../../workflows/run-types';
 import { checkWorkflowIdTemplate, renderWorkflowId } from '../../../pipeline/workflow-id';
-import { ALERT_KEYS, type JobAlerts } from './job-alerts';
+import { UnknownStepError } from '../../../pipeline/errors';
+import { parseDuration, type DurationInput } from '../../../parse/duration';
+import { ALERT_KEYS, compileAlertTarget, type JobAlerts } from './job-alerts';
 
 /*
  * Job options as users write them, and the pure pieces that turn them into a Temporal ScheduleOptions.
  * Shared by creation, rescheduleJob and modifyJob, so that each verb recomputes exactly its own part.
+ * modifyJob's options are checked here, whole, by parseJobChanges: its one validation stop.
  */
 
 /** What every job takes besides its trigger. */
@@ -70,7 +73,12 @@ export interface ModifyJobOptions extends JobPolicies {
 /** Alert changes of modifyJob: a value sets, null removes, absent keeps. */
 export type AlertChanges = { [K in keyof JobAlerts]?: JobAlerts[K] | null };
 
-/** ModifyJobOptions once checked and split: the policies apart from what runs. */
+/**
+ * ModifyJobOptions once checked and split (by {@link parseJobChanges}): the policies apart from what runs,
+ * every field valid. Only what needs the job's current record is left to the update (see modifyUpdate):
+ * that the job's alerts, once changed, still pair onLate with lateAfter and onSilent with
+ * expectSuccessWithin.
+ */
 export interface JobChanges {
   args?: unknown[];
   note?: string;
@@ -105,10 +113,8 @@ const JOB_KEYS = [
   'onError',
   ...ALERT_KEYS,
 ] as const;
-export const POLICY_KEYS = [
-  'maxInstances',
-  'coalesce',
-  'misfireGraceTime',
+/** The policies a schedule holds itself (its spec and policies), in the order a plan shows them. */
+export const SCHEDULE_POLICY_KEYS = [
   'overlap',
   'catchupWindow',
   'pauseOnFailure',
@@ -116,6 +122,7 @@ export const POLICY_KEYS = [
   'startAt',
   'endAt',
 ] as const;
+export const POLICY_KEYS = ['maxInstances', 'coalesce', 'misfireGraceTime', ...SCHEDULE_POLICY_KEYS] as const;
 
 const has = (keys: readonly string[], key: string) => keys.includes(key);
 
@@ -155,10 +162,17 @@ export function splitOptions(
 }
 
 /**
- * Checks modifyJob's options and splits them, once: an unknown key (a trigger's among them), a bad note,
- * bad policies or bad args is an error. The onError name is checked by the scheduler (it knows the steps).
+ * modifyJob's one validation stop: checks its options whole and splits them, before any call. An unknown
+ * key (a trigger's among them), a bad note, bad policies, bad args, an onError or alert target that is no
+ * activity (or not one of `knownSteps`, when the worker's steps are known) or a bad alert duration is an
+ * error naming the option.
+ *
+ * @throws InvalidArgumentError (InvalidPolicyError, ...), UnknownStepError.
  */
-export function splitChanges(changes: ModifyJobOptions): JobChanges {
+export function parseJobChanges(
+  changes: ModifyJobOptions,
+  knownSteps: readonly string[] | undefined,
+): JobChanges {
   checkOptionsObject(changes);
   const { onError, args, note, ...rest } = changes;
   const alerts: Record<string, unknown> = {};
@@ -170,14 +184,44 @@ export function splitChanges(changes: ModifyJobOptions): JobChanges {
   splitOptions(policyChanges, { trigger: false, job: [] });
   checkJobFields({ note });
   compilePolicies(policyChanges);
+  const checkedArgs = args !== undefined ? checkArgs(args) : undefined;
+  if (onError !== undefined && onError !== null) checkOnErrorName(onError, knownSteps);
+  checkAlertChanges(alerts, knownSteps);
   return {
-    ...(args !== undefined ? { args: checkArgs(args) } : {}),
+    ...(checkedArgs !== undefined ? { args: checkedArgs } : {}),
     ...(note !== undefined ? { note } : {}),
     ...(onError !== undefined ? { onError } : {}),
-    alerts: alerts,
+    alerts,
     // As given, undefined values included: an explicit `undefined` drops the job's own value.
     policies: policyChanges,
   };
+}
+
+/** Checks each alert a modifyJob sets (null removes one, undefined keeps it): targets, then durations. */
+function checkAlertChanges(alerts: AlertChanges, knownSteps: readonly string[] | undefined): void {
+  for (const key of ['onMissed', 'onLate', 'onSilent'] as const) {
+    const target = alerts[key];
+    if (target !== undefined && target !== null) compileAlertTarget(target, key, knownSteps);
+  }
+  for (const key of ['lateAfter', 'expectSuccessWithin'] as const) {
+    const duration: unknown = alerts[key];
+    if (duration !== undefined && duration !== null) parseDuration(duration as DurationInput, key);
+  }
+}
+
+/**
+ * Checks an `onError` name: an activity name, among the worker's steps when they are known.
+ *
+ * @throws InvalidArgumentError, UnknownStepError naming `onError`.
+ */
+export function checkOnErrorName(name: unknown, knownSteps: readonly string[] | undefined): void {
+  if (typeof name !== 'string' || name === '') {
+    throw new InvalidArgumentError(
+      'onError',
+      'onError must be the name of an activity registered on the worker',
+    );
+  }
+  if (knownSteps && !knownSteps.includes(name)) throw new UnknownStepError(name, knownSteps, 'onError');
 }
 
 /** Longest job id accepted: each run's workflow id is the job id plus a timestamp, within Temporal's 1,000. */

@@ -1,9 +1,9 @@
-import type { Client, ScheduleDescription, ScheduleUpdateOptions } from '@temporalio/client';
+import type { Client, ScheduleDescription } from '@temporalio/client';
 import { horizonRenewalDue } from '../../../workflows/guards/horizon-renewal';
 import type { PipelineRunInput } from '../../../workflows/run-types';
 import { JobNotFoundError } from '../../errors';
 import { updateJob } from './send-update';
-import { renewalUpdate } from './build-updates';
+import { renewalUpdate, type RenewalWrite } from './build-updates';
 
 /*
  * The renewal of a job's horizon (holiday exclusions, weekday corrections, DST policy: see
@@ -27,7 +27,7 @@ class NoRenewal extends Error {
  * @throws NoRenewal when the job has no horizon, one that ends later than the threshold, or a spec
  *   edited outside temporal-flow.
  */
-function renewUpdate(jobId: string, d: ScheduleDescription, now: Date): ScheduleUpdateOptions {
+function renewUpdate(jobId: string, d: ScheduleDescription, now: Date): RenewalWrite {
   const input = d.action.args?.[0] as PipelineRunInput | undefined;
   if (!horizonRenewalDue(input?.job?.horizonEnd, now.getTime())) throw new NoRenewal('not-due');
   const update = renewalUpdate(jobId, d, now);
@@ -54,9 +54,8 @@ export async function renewJobHorizon(
   now = new Date(),
 ): Promise<HorizonRenewal> {
   try {
-    const d = await updateJob(client, jobId, (current) => renewUpdate(jobId, current, now));
-    const input = d.action.args?.[0] as PipelineRunInput | undefined;
-    return { renewed: true, horizonEnd: input?.job?.horizonEnd };
+    const write = await updateJob(client, jobId, (current) => renewUpdate(jobId, current, now));
+    return { renewed: true, horizonEnd: write.horizonEnd };
   } catch (err) {
     if (err instanceof NoRenewal) return { renewed: false, reason: err.reason };
     if (err instanceof JobNotFoundError) return { renewed: false, reason: 'not-found' };

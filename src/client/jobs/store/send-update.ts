@@ -33,31 +33,39 @@ export const EDIT_ATTEMPTS = 10;
 const BACKOFF_BASE_MS = 25;
 const BACKOFF_CAP_MS = 1_000;
 
-/** Builds the update from the job's current description; called again, with a fresh one, on each attempt. */
-export type JobUpdateBuilder = (d: ScheduleDescription) => ScheduleUpdateOptions;
+/** What a builder gives: the update to send (job writers add what they wrote, see build-updates.ts). */
+export interface ScheduleWrite {
+  readonly update: ScheduleUpdateOptions;
+}
+
+/** Builds the write from the job's current description; called again, with a fresh one, on each attempt. */
+export type JobUpdateBuilder<W extends ScheduleWrite = ScheduleWrite> = (d: ScheduleDescription) => W;
 
 /**
  * Applies `build` to the job's current description and writes it with that description's conflict
  * token, until the write is seen to have landed.
  *
- * @returns the description read right after the write landed.
+ * @returns the write that landed, as its builder made it: what the caller goes on with (nothing is read
+ *   back out of the schedule it just wrote).
  * @throws JobConflictError when `attempts` writes in a row lost to concurrent ones.
  * @throws JobNotFoundError when the schedule does not exist (or stopped existing); and whatever `build` throws.
  */
-export async function updateJob(
+export async function updateJob<W extends ScheduleWrite>(
   client: Client,
   jobId: string,
-  build: JobUpdateBuilder,
+  build: JobUpdateBuilder<W>,
   attempts = EDIT_ATTEMPTS,
-): Promise<ScheduleDescription> {
-  const mine: string[] = [];
+): Promise<W> {
+  const mine = new Map<string, W>();
   let d = await describe(client, jobId);
   for (let attempt = 1; ; attempt++) {
     const writeId = randomUUID();
-    mine.push(writeId);
-    await send(client, jobId, d, stamped(build(d), d, writeId));
+    const write = build(d);
+    mine.set(writeId, write);
+    await send(client, jobId, d, stamped(write.update, d, writeId));
     d = await describe(client, jobId);
-    if (landed(d, mine)) return d;
+    const landed = landedWrite(d, mine);
+    if (landed) return landed;
     if (attempt >= attempts) throw new JobConflictError(jobId, attempt);
     // Full jitter: writers that met each other spread out instead of meeting again.
     const cap = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
@@ -79,9 +87,10 @@ function writesOf(d: ScheduleDescription): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-function landed(d: ScheduleDescription, mine: string[]): boolean {
+/** Which of our writes the description shows landed (the latest of them), if any. */
+function landedWrite<W>(d: ScheduleDescription, mine: Map<string, W>): W | undefined {
   const writes = writesOf(d);
-  return mine.some((id) => writes.includes(id));
+  return [...mine].reverse().find(([id]) => writes.includes(id))?.[1];
 }
 
 /** The update with this write's id added to the ids of the writes it was computed from. */
