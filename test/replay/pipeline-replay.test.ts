@@ -19,23 +19,26 @@ import { SEMAPHORE_LIVENESS_PATCH, SLOT_REASK_PATCH } from '../../src/workflows/
 const dir = path.join(__dirname, 'histories');
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
-function replayOptions() {
+function replayOptions(traced = false) {
   try {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
   } catch {
     // already installed by another test of this process
   }
   return {
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-    // The workflow calls these sinks when a run starts and ends; replay never delivers them, but they must exist.
-    sinks: {
-      tflow: {
-        runStarted: { fn: () => undefined, callDuringReplay: false },
-        runFinished: { fn: () => undefined, callDuringReplay: false },
-      },
-    },
+    workflowBundle: { codePath: inject(traced ? 'tracedWorkflowBundlePath' : 'workflowBundlePath') },
+    // A traced bundle's OpenTelemetry interceptors hand their spans to this sink (never during replay).
+    ...(traced ? { sinks: { ...sinks, exporter: { export: { fn: () => undefined } } } } : { sinks }),
   };
 }
+
+// The workflow calls these sinks when a run starts and ends; replay never delivers them, but they must exist.
+const sinks = {
+  tflow: {
+    runStarted: { fn: () => undefined, callDuringReplay: false },
+    runFinished: { fn: () => undefined, callDuringReplay: false },
+  },
+};
 
 describe('replay of recorded histories', () => {
   it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, dead letters, rate limit, concurrency key (and its liveness patches), local steps, a failing onFailure hook', () => {
@@ -82,6 +85,15 @@ describe('replay of recorded histories', () => {
     await expect(
       // The id the recording scripts gave the run (`replay-<name>`): a child's workflow id derives from it.
       Worker.runReplayHistory(replayOptions(), history, `replay-${file.replace(/\.json$/, '')}`),
+    ).resolves.toBeUndefined();
+  });
+
+  // A worker with `tracing` replays the runs of workers without it: its interceptors add headers and spans
+  // only, no command (test/integration/tracing-jaeger.test.ts checks the spans themselves).
+  it.each(files)('replays %s with the tracing interceptors of a traced worker', async (file) => {
+    const history = await readHistoryFile(path.join(dir, file));
+    await expect(
+      Worker.runReplayHistory(replayOptions(true), history, `replay-${file.replace(/\.json$/, '')}`),
     ).resolves.toBeUndefined();
   });
 
