@@ -27,7 +27,7 @@ import {
   WORKFLOWS_PATH,
 } from './workflow-bundle';
 import { resolveTracing, type TracingOption } from '../client/tracing';
-import { otelActivityInterceptor, stepAttemptAttributes, workflowSpanSink } from './worker-tracing';
+import * as workerTracing from './worker-tracing';
 
 export {
   PRELOADED_WORKFLOW_MODULES,
@@ -129,6 +129,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     );
   }
   const tracing = resolveTracing(opts.tracing);
+  const traced = tracing ? { tracing, parts: workerTracing } : undefined;
   if (tracing && opts.workflowBundle && lacksTracingModules(opts.workflowBundle)) {
     Runtime.instance().logger.warn(
       'createWorker: tracing is on but the workflowBundle lacks the tracing workflow interceptor modules, so runs make no spans and steps start new traces; build it with buildWorkflowBundle(logger, { traced: true }), or add TRACING_WORKFLOW_INTERCEPTOR_MODULES after WORKFLOW_INTERCEPTOR_MODULES',
@@ -157,7 +158,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         callDuringReplay: false,
       },
     },
-    ...(tracing ? workflowSpanSink(tracing) : {}),
+    ...(traced ? traced.parts.workflowSpanSink(traced.tracing) : {}),
   };
   const limits = rateLimitsOf(opts.pipelines ?? [], opts.steps);
   const shared = {
@@ -170,7 +171,9 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else. The
     // attempt's span (tracing) is outermost: it covers the user's interceptors too.
     activityInterceptors: [
-      ...(tracing ? [otelActivityInterceptor(tracing), stepAttemptAttributes] : []),
+      ...(traced
+        ? [traced.parts.otelActivityInterceptor(traced.tracing), traced.parts.stepAttemptAttributes]
+        : []),
       ...(opts.workerOptions?.interceptors?.activity ?? []),
       stepRetryInterceptor(opts.onStepRetried),
       occurrenceInterceptor,

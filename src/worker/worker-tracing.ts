@@ -4,13 +4,8 @@
  * and the sink through which the workflow sandbox hands its spans (the run's, each step's schedule) to
  * the span processor.
  */
-import { trace } from '@opentelemetry/api';
 import { defaultPayloadConverter } from '@temporalio/common';
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/worker';
+import type * as OtelWorker from '@temporalio/interceptors-opentelemetry/lib/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
@@ -18,9 +13,17 @@ import type { Tracing } from '../client/tracing';
 import { RUN_HEADER, type RunHeader } from '../workflows/idempotency/run-header';
 import { STEP_PATH_HEADER } from '../workflows/idempotency/occurrence';
 import { TRACE_ATTRIBUTES } from '../workflows/tracing/tracing-defs';
+import { otel } from '../client/tracing-setup';
+
+/** Temporal's worker-side interceptors, loaded when a traced worker is made (importing this file loads none). */
+function otelWorker(): typeof OtelWorker {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing is on
+  return require('@temporalio/interceptors-opentelemetry/lib/worker') as typeof OtelWorker;
+}
 
 /** Temporal's activity interceptors: the span of each attempt (`RunActivity:<activity>`), and log attributes. */
 export function otelActivityInterceptor(tracing: Tracing): ActivityInterceptorsFactory {
+  const { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } = otelWorker();
   return (ctx) => ({
     inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer: tracing.tracer }),
     outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
@@ -34,7 +37,7 @@ export function otelActivityInterceptor(tracing: Tracing): ActivityInterceptorsF
 export const stepAttemptAttributes: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {
     async execute(input, next) {
-      const span = trace.getActiveSpan();
+      const span = otel().api.trace.getActiveSpan();
       if (span) {
         const { info } = ctx;
         const header = input.headers[RUN_HEADER];
@@ -60,7 +63,7 @@ export const stepAttemptAttributes: ActivityInterceptorsFactory = (ctx) => ({
  * passes the run's identity only, so that a memo never leaves in a trace.
  */
 export function workflowSpanSink(tracing: Tracing): InjectedSinks<OpenTelemetrySinks> {
-  const inner = makeWorkflowExporter(tracing.spanProcessor, tracing.resource);
+  const inner = otelWorker().makeWorkflowExporter(tracing.spanProcessor, tracing.resource);
   return {
     exporter: {
       export: {

@@ -5,6 +5,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { readHistoryFile } from './history-file';
+import { lacksTracingModules } from '../../src/worker/workflow-bundle';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { OCCURRENCE_HEADER } from '../../src/workflows/idempotency/occurrence';
 import { temporal } from '@temporalio/proto';
@@ -90,6 +91,11 @@ describe('replay of recorded histories', () => {
 
   // A worker with `tracing` replays the runs of workers without it: its interceptors add headers and spans
   // only, no command (test/integration/tracing-jaeger.test.ts checks the spans themselves).
+  it('the traced bundle holds the tracing interceptor modules (what the next test replays with)', () => {
+    expect(lacksTracingModules({ codePath: inject('tracedWorkflowBundlePath') })).toBe(false);
+    expect(lacksTracingModules({ codePath: inject('workflowBundlePath') })).toBe(true);
+  });
+
   it.each(files)('replays %s with the tracing interceptors of a traced worker', async (file) => {
     const history = await readHistoryFile(path.join(dir, file));
     await expect(

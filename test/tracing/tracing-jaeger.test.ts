@@ -197,7 +197,7 @@ describe('tracing on Temporal’s OpenTelemetry interceptors, read back from Jae
     // The run's own nominal time (Temporal's TemporalScheduledStartTime, to the whole second), the one its
     // occurrence and stepIdempotencyKey() use; the schedule's listing keeps the milliseconds.
     expect(typeof nominal).toBe('string');
-    expect(Math.abs(new Date(String(nominal)).getTime() - scheduledAt!.getTime())).toBeLessThan(1000);
+    expect(Math.abs(new Date(String(nominal)).getTime() - scheduledAt.getTime())).toBeLessThan(1000);
     expect(tagOf(run[0]!, TRACE_ATTRIBUTES.occurrence)).toBe(`${jobId}@${String(nominal)}`);
     const attempts = spans!.filter((s) => s.operationName.startsWith('RunActivity:'));
     for (const step of ['extract', 'transform', 'load']) {
