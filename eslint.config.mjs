@@ -62,6 +62,7 @@ const FEATURES = {
     alerts: ['run'],
     'dead-letters': ['run'],
     guards: ['run', 'semaphore', 'alerts'],
+    tracing: ['idempotency'],
   },
   'src/activities': { semaphore: [], guards: [], 'dead-letters': [], alerts: [] },
 };
@@ -183,6 +184,7 @@ export default tseslint.config(
       '**/*.mjs',
       'vitest.config.mts',
       'vitest.cluster.config.mts',
+      'vitest.tracing.config.mts',
     ],
   },
   js.configs.recommended,

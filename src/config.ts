@@ -117,6 +117,8 @@ export interface TflowEnv {
    * {@link JsonLinesLogger}. @default 'INFO'
    */
   logLevel: LogLevel;
+  /** Where traces go when tracing is on (the standard OTEL_* variables): see {@link readTracingEnv}. */
+  tracing: TracingEnv;
 }
 
 /** Variables of temporal-flow 0.1 that the standard names replace. */
@@ -160,7 +162,126 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     scheduleStartRps: positiveNumber(env, 'TFLOW_SCHEDULE_START_RPS', DEFAULT_SCHEDULE_START_RPS),
     color: colorMode(env),
     logLevel: logLevel(env.TFLOW_LOG_LEVEL),
+    tracing: readTracingEnv(env),
   };
+}
+
+/**
+ * The OpenTelemetry settings of a worker or client made with `tracing: true`, from the standard variables
+ * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/ and
+ * https://opentelemetry.io/docs/specs/otel/protocol/exporter/). Tracing itself is turned on in code
+ * (`createWorker({ tracing: true })`); these say where its spans go.
+ */
+export interface TracingEnv {
+  /** `OTEL_SDK_DISABLED=true`: no spans are made nor sent, whatever the code asks. */
+  disabled: boolean;
+  /** `OTEL_TRACES_EXPORTER`: `otlp` (OTLP over HTTP), `console` (stdout) or `none` (spans made, not sent). @default 'otlp' */
+  exporter: 'otlp' | 'console' | 'none';
+  /**
+   * Where OTLP spans are posted: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as given, else
+   * `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. @default 'http://localhost:4318/v1/traces'
+   */
+  endpoint: string;
+  /** `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`. @default 'http/protobuf' */
+  protocol: 'http/protobuf' | 'http/json';
+  /** `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, else `OTEL_EXPORTER_OTLP_HEADERS`: `key=value,...`, values URL-encoded. */
+  headers: Record<string, string>;
+  /** `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`, in ms. @default 10000 */
+  timeoutMs: number;
+  /** `OTEL_SERVICE_NAME` (it wins over a `service.name` of OTEL_RESOURCE_ATTRIBUTES). */
+  serviceName: string | undefined;
+  /** `OTEL_RESOURCE_ATTRIBUTES`: `key=value,...`, values URL-encoded. */
+  resourceAttributes: Record<string, string>;
+}
+
+const OTLP_DEFAULT_ENDPOINT = 'http://localhost:4318';
+
+/**
+ * Reads the standard OTEL_* variables that tracing uses (see {@link TracingEnv}).
+ *
+ * @throws InvalidConfigError naming the variable: an exporter or protocol temporal-flow does not ship
+ * (`grpc`: use `http/protobuf`), an endpoint that is not an http(s) URL, a malformed key=value list.
+ */
+export function readTracingEnv(env: NodeJS.ProcessEnv = process.env): TracingEnv {
+  const pick = (name: string): [string, string] | undefined => {
+    const specific = env[`OTEL_EXPORTER_OTLP_TRACES_${name}`];
+    if (specific) return [`OTEL_EXPORTER_OTLP_TRACES_${name}`, specific];
+    const general = env[`OTEL_EXPORTER_OTLP_${name}`];
+    return general ? [`OTEL_EXPORTER_OTLP_${name}`, general] : undefined;
+  };
+  const exporter = (env.OTEL_TRACES_EXPORTER || 'otlp').trim().toLowerCase();
+  if (exporter !== 'otlp' && exporter !== 'console' && exporter !== 'none') {
+    throw new InvalidConfigError(
+      'OTEL_TRACES_EXPORTER',
+      `OTEL_TRACES_EXPORTER must be otlp, console or none (one exporter), got "${env.OTEL_TRACES_EXPORTER}"`,
+    );
+  }
+  const protocolVar = pick('PROTOCOL');
+  const protocol = protocolVar?.[1].trim() ?? 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new InvalidConfigError(
+      protocolVar![0],
+      `${protocolVar![0]} must be http/protobuf or http/json (temporal-flow exports OTLP over HTTP), got "${protocol}"`,
+    );
+  }
+  const specificEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const [endpointVar, endpoint] = specificEndpoint
+    ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', specificEndpoint]
+    : [
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        `${(env.OTEL_EXPORTER_OTLP_ENDPOINT || OTLP_DEFAULT_ENDPOINT).replace(/\/+$/, '')}/v1/traces`,
+      ];
+  if (!/^https?:\/\/[^/]/.test(endpoint)) {
+    throw new InvalidConfigError(
+      endpointVar,
+      `${endpointVar} must be an http:// or https:// URL (OTLP over HTTP, e.g. http://localhost:4318), got "${env[endpointVar]}"`,
+    );
+  }
+  const timeoutVar = pick('TIMEOUT');
+  const timeoutMs = timeoutVar ? Number(timeoutVar[1]) : 10_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new InvalidConfigError(
+      timeoutVar![0],
+      `${timeoutVar![0]} must be a number of milliseconds above 0, got "${timeoutVar![1]}"`,
+    );
+  }
+  const headersVar = pick('HEADERS');
+  return {
+    disabled: (env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true',
+    exporter,
+    endpoint,
+    protocol,
+    headers: headersVar ? keyValueList(headersVar[0], headersVar[1]) : {},
+    timeoutMs,
+    serviceName: env.OTEL_SERVICE_NAME || undefined,
+    resourceAttributes: env.OTEL_RESOURCE_ATTRIBUTES
+      ? keyValueList('OTEL_RESOURCE_ATTRIBUTES', env.OTEL_RESOURCE_ATTRIBUTES)
+      : {},
+  };
+}
+
+/** The W3C-baggage-like `key=value,key2=value2` lists of OTEL_*_HEADERS and OTEL_RESOURCE_ATTRIBUTES. */
+function keyValueList(name: string, raw: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of raw.split(',')) {
+    if (item.trim() === '') continue;
+    const eq = item.indexOf('=');
+    const key = eq > 0 ? item.slice(0, eq).trim() : '';
+    if (key === '') {
+      throw new InvalidConfigError(
+        name,
+        `${name} must be a list of key=value pairs separated by commas, got "${raw}"`,
+      );
+    }
+    try {
+      out[key] = decodeURIComponent(item.slice(eq + 1).trim());
+    } catch (err) {
+      throw new InvalidConfigError(name, `${name}: the value of "${key}" is not URL-encoded text`, {
+        cause: err,
+      });
+    }
+  }
+  return out;
 }
 
 function codecToken(raw: string | undefined): string | undefined {

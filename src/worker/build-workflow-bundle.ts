@@ -1,9 +1,13 @@
 /*
- * `npm run build`'s second half: writes the workflow bundle into dist/workflow-bundle.js, next to the
- * compiled code it was bundled from (run as `node dist/worker/build-workflow-bundle.js` after tsc).
+ * `npm run build`'s second half: writes the workflow bundles into dist/workflow-bundle.js (and
+ * dist/workflow-bundle-traced.js, for `tracing`), next to the compiled code it was bundled from (run as `node dist/worker/build-workflow-bundle.js` after tsc).
  */
 import { writeFile } from 'node:fs/promises';
-import { buildWorkflowBundle, PREBUILT_WORKFLOW_BUNDLE_PATH } from './workflow-bundle';
+import {
+  buildWorkflowBundle,
+  PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH,
+  PREBUILT_WORKFLOW_BUNDLE_PATH,
+} from './workflow-bundle';
 
 async function main(): Promise<void> {
   const quiet = () => undefined;
@@ -15,9 +19,15 @@ async function main(): Promise<void> {
     warn: console.warn,
     error: console.error,
   };
-  const { code } = await buildWorkflowBundle(logger);
-  await writeFile(PREBUILT_WORKFLOW_BUNDLE_PATH, code);
-  console.log(`workflow bundle: ${PREBUILT_WORKFLOW_BUNDLE_PATH} (${(code.length / 1024).toFixed(0)} KiB)`);
+  // The plain bundle, and the one of a worker with `tracing` (Temporal's OpenTelemetry interceptors too).
+  for (const [traced, file] of [
+    [false, PREBUILT_WORKFLOW_BUNDLE_PATH],
+    [true, PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH],
+  ] as const) {
+    const { code } = await buildWorkflowBundle(logger, { traced });
+    await writeFile(file, code);
+    console.log(`workflow bundle: ${file} (${(code.length / 1024).toFixed(0)} KiB)`);
+  }
 }
 
 if (require.main === module) {

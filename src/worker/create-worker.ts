@@ -19,13 +19,22 @@ import type { PipelineLike } from '../pipeline/builder';
 import { createRateLimitedWorkers, rateLimitsOf, withCompanions } from './rate-limited-workers';
 import {
   lacksInterceptorModules,
+  lacksTracingModules,
   prebuiltWorkflowBundle,
   PRELOADED_WORKFLOW_MODULES,
+  TRACING_WORKFLOW_INTERCEPTOR_MODULES,
   WORKFLOW_INTERCEPTOR_MODULES,
   WORKFLOWS_PATH,
 } from './workflow-bundle';
+import { resolveTracing, type TracingOption } from '../client/tracing';
+import * as workerTracing from './worker-tracing';
 
-export { PRELOADED_WORKFLOW_MODULES, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH };
+export {
+  PRELOADED_WORKFLOW_MODULES,
+  TRACING_WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOWS_PATH,
+};
 
 /** Activities: functions that take the previous step's output and return the next step's input. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- steps take any arguments; their types are the user's
@@ -71,6 +80,14 @@ export interface CreateWorkerOptions {
    * worker also logs it (`step.retried`).
    */
   onStepRetried?: (event: StepRetriedEvent) => void;
+  /**
+   * OpenTelemetry traces, on Temporal's interceptors (`@temporalio/interceptors-opentelemetry`): a span
+   * per run (child of the span that started it through a traced {@link PipelineClient}; a root, carrying
+   * the job, for a scheduled run), per step scheduled and per step attempt (step id, attempt, job id,
+   * nominal time as attributes). `true` exports as the standard OTEL_* variables say (OTLP over HTTP);
+   * `{ spanProcessor, resource }` uses yours. See docs/tracing.md. @default off (no interceptor, no span)
+   */
+  tracing?: TracingOption;
   /** Called after each attempt at delivering an alert (e.g. {@link AlertMetrics.recordDelivery}). */
   onAlertDelivery?: (delivery: AlertDelivery) => void;
   /** Any other Temporal worker option (concurrency, identity, interceptors, ...). */
@@ -111,10 +128,19 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       "createWorker: the workflowBundle lacks temporal-flow's workflow interceptor modules, so stepIdempotencyKey() falls back to <workflow id>/<step path>, which a redrive changes; build it with bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES], preloadModules: [...PRELOADED_WORKFLOW_MODULES] })",
     );
   }
-  // The shipped bundle holds only our interceptor modules: with the user's own, bundle at start.
+  const tracing = resolveTracing(opts.tracing);
+  const traced = tracing ? { tracing, parts: workerTracing } : undefined;
+  if (tracing && opts.workflowBundle && lacksTracingModules(opts.workflowBundle)) {
+    Runtime.instance().logger.warn(
+      'createWorker: tracing is on but the workflowBundle lacks the tracing workflow interceptor modules, so runs make no spans and steps start new traces; build it with buildWorkflowBundle(logger, { traced: true }), or add TRACING_WORKFLOW_INTERCEPTOR_MODULES after WORKFLOW_INTERCEPTOR_MODULES',
+    );
+  }
+  // The shipped bundles hold only our interceptor modules: with the user's own, bundle at start.
   const workflowBundle =
     opts.workflowBundle ??
-    (opts.workerOptions?.interceptors?.workflowModules?.length ? undefined : prebuiltWorkflowBundle());
+    (opts.workerOptions?.interceptors?.workflowModules?.length
+      ? undefined
+      : prebuiltWorkflowBundle(tracing !== undefined));
   const sinks: InjectedSinks<TflowSinks> = {
     tflow: {
       runStarted: {
@@ -132,6 +158,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         callDuringReplay: false,
       },
     },
+    ...(traced ? traced.parts.workflowSpanSink(traced.tracing) : {}),
   };
   const limits = rateLimitsOf(opts.pipelines ?? [], opts.steps);
   const shared = {
@@ -141,8 +168,12 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       : {}),
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
-    // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else.
+    // Ours last, i.e. innermost: it reads the step's own error and attempt before anything else. The
+    // attempt's span (tracing) is outermost: it covers the user's interceptors too.
     activityInterceptors: [
+      ...(traced
+        ? [traced.parts.otelActivityInterceptor(traced.tracing), traced.parts.stepAttemptAttributes]
+        : []),
       ...(opts.workerOptions?.interceptors?.activity ?? []),
       stepRetryInterceptor(opts.onStepRetried),
       occurrenceInterceptor,
@@ -172,6 +203,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
             workflowModules: [
               ...(opts.workerOptions?.interceptors?.workflowModules ?? []),
               ...WORKFLOW_INTERCEPTOR_MODULES,
+              ...(tracing ? TRACING_WORKFLOW_INTERCEPTOR_MODULES : []),
             ],
           }),
     },
@@ -196,5 +228,21 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     opts.steps,
     limits,
   );
-  return withCompanions(main, companions);
+  const worker = withCompanions(main, companions);
+  if (tracing) flushWhenStopped(worker, () => tracing.forceFlush());
+  return worker;
+}
+
+/** Sends the spans still buffered once `run()` ends (the last runs' spans are not lost at shutdown). */
+function flushWhenStopped(worker: Worker, flush: () => Promise<void>): void {
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    try {
+      await run();
+    } finally {
+      await flush().catch((err: unknown) => {
+        Runtime.instance().logger.warn(`createWorker: could not send the last spans: ${String(err)}`);
+      });
+    }
+  };
 }

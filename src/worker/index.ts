@@ -12,10 +12,16 @@
 export {
   createWorker,
   PRELOADED_WORKFLOW_MODULES,
+  TRACING_WORKFLOW_INTERCEPTOR_MODULES,
   WORKFLOWS_PATH,
   WORKFLOW_INTERCEPTOR_MODULES,
 } from './create-worker';
-export { PREBUILT_WORKFLOW_BUNDLE_PATH } from './workflow-bundle';
+export {
+  buildWorkflowBundle,
+  PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH,
+  PREBUILT_WORKFLOW_BUNDLE_PATH,
+} from './workflow-bundle';
+export { TRACE_ATTRIBUTES, type TracingOption, type TracingOptions } from '../client/tracing';
 export { stepIdempotencyKey, NotInStepError } from './step-idempotency';
 export type { CreateWorkerOptions, Steps } from './create-worker';
 export type { RunFinishedEvent, RunStartedEvent, RunEventBase } from '../workflows/sinks';

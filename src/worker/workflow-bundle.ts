@@ -33,11 +33,38 @@ export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
   path.resolve(__dirname, '../workflows/idempotency', `${INTERCEPTOR_FILE}${FROM_SOURCE ? '.ts' : '.js'}`),
 ];
 
+/** File name of the module that names runs and steps on their spans, the mark of a traced bundle. */
+const TRACING_INTERCEPTOR_FILE = 'tracing-interceptor';
+
+/**
+ * The workflow interceptor modules a traced worker (`createWorker({ tracing })`) adds after
+ * {@link WORKFLOW_INTERCEPTOR_MODULES}: Temporal's OpenTelemetry one (the run's span, child of the
+ * starter's; a span per step scheduled, whose context the step receives in its headers), then ours (the
+ * run's pipeline, job and nominal time on its span). Only headers and spans: runs recorded without them
+ * replay unchanged (test/replay/). createWorker adds them when it bundles; add them to
+ * `workflowInterceptorModules` when you build a bundle for a traced worker yourself.
+ */
+export const TRACING_WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
+  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+  path.resolve(
+    __dirname,
+    '../workflows/tracing',
+    `${TRACING_INTERCEPTOR_FILE}${FROM_SOURCE ? '.ts' : '.js'}`,
+  ),
+];
+
 /**
  * Where `npm run build` writes the prebuilt bundle: `dist/workflow-bundle.js`. From source this path
  * (`src/workflow-bundle.js`) never exists, so a worker started with tsx bundles the code it runs.
  */
 export const PREBUILT_WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '..', 'workflow-bundle.js');
+
+/** The prebuilt bundle of a traced worker (with {@link TRACING_WORKFLOW_INTERCEPTOR_MODULES}): `dist/workflow-bundle-traced.js`. */
+export const PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH = path.resolve(
+  __dirname,
+  '..',
+  'workflow-bundle-traced.js',
+);
 
 /**
  * Modules a worker's reusable V8 context loads once and shares between runs (the SDK's `preloadModules`),
@@ -52,11 +79,20 @@ export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [
   ...WORKFLOW_INTERCEPTOR_MODULES,
 ];
 
-/** Bundles the workflows with temporal-flow's interceptor modules (what a worker runs). */
-export async function buildWorkflowBundle(logger?: Logger): Promise<WorkflowBundleWithSourceMap> {
+/**
+ * Bundles the workflows with temporal-flow's interceptor modules (what a worker runs); `traced`: with
+ * {@link TRACING_WORKFLOW_INTERCEPTOR_MODULES} too (what a worker with `tracing` runs).
+ */
+export async function buildWorkflowBundle(
+  logger?: Logger,
+  opts: { traced?: boolean } = {},
+): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    workflowInterceptorModules: [
+      ...WORKFLOW_INTERCEPTOR_MODULES,
+      ...(opts.traced ? TRACING_WORKFLOW_INTERCEPTOR_MODULES : []),
+    ],
     preloadModules: [...PRELOADED_WORKFLOW_MODULES],
     // Line mappings without the sources' text: stack traces still name our files and lines, and the bundle
     // halves (1.98 -> 1.05 MB; idle worker RSS about 14 MB less). Only the SDK's `showStackTraceSources`
@@ -66,10 +102,11 @@ export async function buildWorkflowBundle(logger?: Logger): Promise<WorkflowBund
   });
 }
 
-/** The bundle shipped in dist/, when this is a build that has one; undefined from source. */
-export function prebuiltWorkflowBundle(): { codePath: string } | undefined {
-  if (FROM_SOURCE || !existsSync(PREBUILT_WORKFLOW_BUNDLE_PATH)) return undefined;
-  return { codePath: PREBUILT_WORKFLOW_BUNDLE_PATH };
+/** The bundle shipped in dist/ (the traced one when `traced`), when this is a build that has one; undefined from source. */
+export function prebuiltWorkflowBundle(traced = false): { codePath: string } | undefined {
+  const codePath = traced ? PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH : PREBUILT_WORKFLOW_BUNDLE_PATH;
+  if (FROM_SOURCE || !existsSync(codePath)) return undefined;
+  return { codePath };
 }
 
 /**
@@ -77,6 +114,15 @@ export function prebuiltWorkflowBundle(): { codePath: string } | undefined {
  * includes by its path, so a bundle built with them holds the interceptor's file name.
  */
 export function lacksInterceptorModules(bundle: NonNullable<WorkerOptions['workflowBundle']>): boolean {
-  const code = 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
-  return !code.includes(INTERCEPTOR_FILE);
+  return !bundleCode(bundle).includes(INTERCEPTOR_FILE);
+}
+
+/** Whether a bundle lacks {@link TRACING_WORKFLOW_INTERCEPTOR_MODULES} (its runs would make no spans). */
+export function lacksTracingModules(bundle: NonNullable<WorkerOptions['workflowBundle']>): boolean {
+  const code = bundleCode(bundle);
+  return !code.includes(TRACING_INTERCEPTOR_FILE) || !code.includes('interceptors-opentelemetry');
+}
+
+function bundleCode(bundle: NonNullable<WorkerOptions['workflowBundle']>): string {
+  return 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
 }

@@ -5,6 +5,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { PipelineRunInput } from '../../src/workflows/run-types';
 import { readHistoryFile } from './history-file';
+import { lacksTracingModules } from '../../src/worker/workflow-bundle';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { OCCURRENCE_HEADER } from '../../src/workflows/idempotency/occurrence';
 import { temporal } from '@temporalio/proto';
@@ -19,23 +20,26 @@ import { SEMAPHORE_LIVENESS_PATCH, SLOT_REASK_PATCH } from '../../src/workflows/
 const dir = path.join(__dirname, 'histories');
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
-function replayOptions() {
+function replayOptions(traced = false) {
   try {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
   } catch {
     // already installed by another test of this process
   }
   return {
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-    // The workflow calls these sinks when a run starts and ends; replay never delivers them, but they must exist.
-    sinks: {
-      tflow: {
-        runStarted: { fn: () => undefined, callDuringReplay: false },
-        runFinished: { fn: () => undefined, callDuringReplay: false },
-      },
-    },
+    workflowBundle: { codePath: inject(traced ? 'tracedWorkflowBundlePath' : 'workflowBundlePath') },
+    // A traced bundle's OpenTelemetry interceptors hand their spans to this sink (never during replay).
+    ...(traced ? { sinks: { ...sinks, exporter: { export: { fn: () => undefined } } } } : { sinks }),
   };
 }
+
+// The workflow calls these sinks when a run starts and ends; replay never delivers them, but they must exist.
+const sinks = {
+  tflow: {
+    runStarted: { fn: () => undefined, callDuringReplay: false },
+    runFinished: { fn: () => undefined, callDuringReplay: false },
+  },
+};
 
 describe('replay of recorded histories', () => {
   it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, dead letters, rate limit, concurrency key (and its liveness patches), local steps, a failing onFailure hook, steps served on other task queues', () => {
@@ -83,6 +87,20 @@ describe('replay of recorded histories', () => {
     await expect(
       // The id the recording scripts gave the run (`replay-<name>`): a child's workflow id derives from it.
       Worker.runReplayHistory(replayOptions(), history, `replay-${file.replace(/\.json$/, '')}`),
+    ).resolves.toBeUndefined();
+  });
+
+  // A worker with `tracing` replays the runs of workers without it: its interceptors add headers and spans
+  // only, no command (test/integration/tracing-jaeger.test.ts checks the spans themselves).
+  it('the traced bundle holds the tracing interceptor modules (what the next test replays with)', () => {
+    expect(lacksTracingModules({ codePath: inject('tracedWorkflowBundlePath') })).toBe(false);
+    expect(lacksTracingModules({ codePath: inject('workflowBundlePath') })).toBe(true);
+  });
+
+  it.each(files)('replays %s with the tracing interceptors of a traced worker', async (file) => {
+    const history = await readHistoryFile(path.join(dir, file));
+    await expect(
+      Worker.runReplayHistory(replayOptions(true), history, `replay-${file.replace(/\.json$/, '')}`),
     ).resolves.toBeUndefined();
   });
 

@@ -10,6 +10,8 @@ declare module 'vitest' {
     temporalAddress: string;
     temporalNamespace: string;
     workflowBundlePath: string;
+    /** The bundle of a worker with `tracing` (Temporal's OpenTelemetry workflow interceptors too). */
+    tracedWorkflowBundlePath: string;
     /** The Temporal CLI the suite found or installed (also with TEMPORAL_ADDRESS: tests run `temporal` and own servers). */
     temporalCli: string;
   }
@@ -28,14 +30,21 @@ export async function setup(project: TestProject): Promise<void> {
     server = await DevServer.startEphemeral(env);
     address = server.address;
   }
-  // The bundle a worker runs (buildWorkflowBundle, as `npm run build` ships it: preloaded modules included).
-  const bundle = await buildWorkflowBundle(quietLogger);
+  // The bundles a worker runs (buildWorkflowBundle, as `npm run build` ships them: preloaded modules
+  // included), without and with tracing.
+  const [bundle, traced] = await Promise.all([
+    buildWorkflowBundle(quietLogger),
+    buildWorkflowBundle(quietLogger, { traced: true }),
+  ]);
   const bundlePath = path.join(env.home, 'test-workflow-bundle.js');
+  const tracedPath = path.join(env.home, 'test-workflow-bundle-traced.js');
   await mkdir(env.home, { recursive: true });
   await writeFile(bundlePath, bundle.code);
+  await writeFile(tracedPath, traced.code);
   project.provide('temporalAddress', address);
   project.provide('temporalNamespace', env.namespace);
   project.provide('workflowBundlePath', bundlePath);
+  project.provide('tracedWorkflowBundlePath', tracedPath);
   const cli =
     server?.cli.path ??
     (await ensureTemporalCli({ explicitPath: env.temporalCli, searchPath: env.path, home: env.home })).path;

@@ -1,4 +1,5 @@
 import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
+import { resolveTracing, tracedClient, type TracingOption } from '../tracing';
 import type { PipelineLike } from '../../pipeline/builder';
 import type { DstPolicy } from '../../schedule/dst-policy';
 import { describeValue, InvalidArgumentError } from '../../errors';
@@ -82,6 +83,14 @@ export interface PipelineSchedulerOptions extends JobAlerts {
   watchdogTaskQueue?: string;
   /** Close the client's connection on shutdown(). @default false (the connection belongs to the caller) */
   closeConnectionOnShutdown?: boolean;
+  /**
+   * OpenTelemetry traces on Temporal's client interceptor, as `PipelineClientOptions.tracing`: the
+   * scheduler's calls to workflows (a job's watchdog) are spans of the caller's trace. A job's runs are
+   * started by its Temporal schedule (each fire, `triggerJob`, a backfill), which carries no trace
+   * context: on a worker with `tracing`, each is the root of its own trace, its span naming the job
+   * (`tflow.job_id`) and the nominal time (`tflow.nominal_time`). @default off
+   */
+  tracing?: TracingOption;
 }
 
 /**
@@ -103,10 +112,15 @@ export class PipelineScheduler {
    */
   private readonly ownJobs = new Set<string>();
 
+  /** The client jobs are written with (with tracing: the given one plus Temporal's tracing interceptor). */
+  readonly client: Client;
+
   constructor(
-    readonly client: Client,
+    client: Client,
     readonly options: PipelineSchedulerOptions,
   ) {
+    const tracing = resolveTracing(options.tracing);
+    this.client = tracing ? tracedClient(client, tracing) : client;
     this.defaults = compileJobDefaults(options);
     this.timezone = this.defaults.timezone;
   }

@@ -20,6 +20,7 @@ import { runProgress, signalRun } from './run-signal';
 import { runOccurrence } from '../../workflows/idempotency/occurrence';
 import { checkKnownSteps, concurrencyKeyOf, runStartOptions } from './run-start';
 import { translateServiceError } from '../errors';
+import { resolveTracing, tracedClient, type TracingOption } from '../tracing';
 import { knownStepNames } from '../../pipeline/builder';
 import {
   discardDeadLetter,
@@ -59,6 +60,13 @@ export interface PipelineClientOptions {
    * @default true
    */
   eagerStart?: boolean;
+  /**
+   * OpenTelemetry traces on Temporal's client interceptor: starting a run (and signalling, querying,
+   * describing it) makes a span, child of the caller's active span, and the run's spans continue that
+   * trace on a worker with `tracing`. `true` exports as the OTEL_* variables say; `{ spanProcessor,
+   * resource }` uses yours (see docs/tracing.md). @default off
+   */
+  tracing?: TracingOption;
 }
 
 export interface StartPipelineOptions {
@@ -112,10 +120,15 @@ export class PipelineClient {
   private readonly knownSteps: readonly string[] | undefined;
   private readonly requestEagerStart: boolean;
 
+  /** The client runs are started with (with tracing: the given one plus Temporal's tracing interceptor). */
+  readonly client: Client;
+
   constructor(
-    readonly client: Client,
+    client: Client,
     readonly options: PipelineClientOptions,
   ) {
+    const tracing = resolveTracing(options.tracing);
+    this.client = tracing ? tracedClient(client, tracing) : client;
     this.knownSteps = knownStepNames(options.steps);
     this.requestEagerStart = (options.eagerStart ?? true) && supportsEagerStart(client);
   }

@@ -1,0 +1,1 @@
+export { TRACE_ATTRIBUTES } from './tracing-defs';
