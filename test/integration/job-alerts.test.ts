@@ -422,7 +422,7 @@ describe('a watchdog at rest', () => {
         (await watchdog.query(watchdogStateQuery)).lastSuccessAt > before ? true : undefined,
       );
     }
-    const { events } = await watchdog.fetchHistory();
+    const events = (await watchdog.fetchHistory()).events ?? [];
     const count = (has: (e: (typeof events)[number]) => unknown) => events.filter((e) => has(e)).length;
     // One read at start, one timer (the earlier of the nominal time and the deadline), two signals that
     // moved the last success without a timer cancelled or started.
