@@ -121,8 +121,11 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
         state.counts = watch.counts;
         state.countsAt = iso(now);
       }
-      // The schedule may have changed its times (used under WATCHDOG_AT_REST_PATCH only).
-      state.countsDueAt = countsDueAfter(watch, now, false);
+      // The schedule may have changed its times (used under WATCHDOG_AT_REST_PATCH only); never later than
+      // the read already due, so that edits made more often than every 5 minutes cannot put it off.
+      const due = countsDueAfter(watch, now, false);
+      state.countsDueAt =
+        state.countsDueAt && Date.parse(state.countsDueAt) < Date.parse(due) ? state.countsDueAt : due;
       continue;
     }
     const config = state.config!;
