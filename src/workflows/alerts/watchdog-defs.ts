@@ -24,7 +24,7 @@ export const WATCHDOG_OBEYS_SCHEDULE_PATCH = 'tflow-watchdog-obeys-schedule';
 
 /**
  * Patch id: the watchdog costs nothing while nothing can change. It reads the schedule's missed/skipped
- * counters once after each nominal time (plus a grace, at most every 5 minutes for a frequent job; once a
+ * counters once after each nominal time (plus a grace, no more often than every 5 minutes for a frequent job; once a
  * day when the schedule names no next time, e.g. paused), instead of every 5 minutes; a completed run's
  * `runSucceeded` moves the dead-man deadline without a timer of its own (the one durable timer is checked
  * against the last success when it fires). Histories recorded before it keep the 5-minute loop.
