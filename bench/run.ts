@@ -3,7 +3,8 @@
  * them the `--options` that follow the names) against one embedded dev server, each printing its own
  * figures. Benchmarks print ratios against a baseline run side by side in the same process; nothing here
  * asserts on time. At the end it prints one summary table of every bench's figures (bench/summary.ts);
- * `--json <file>` also writes them as JSON.
+ * `--json <file>` also writes them as JSON. `jobs-at-rest` starts a fresh server per side itself (an
+ * at-rest figure needs a server holding only that side's jobs): run alone, no embedded server is started.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,9 @@ import path from 'node:path';
 import { readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
 import { formatSummary, readRows } from './summary';
+
+/** Benches that start servers of their own and use no address. */
+const OWN_SERVERS = ['jobs-at-rest.bench.ts'];
 
 async function main(): Promise<void> {
   const env = readEnv();
@@ -31,7 +35,7 @@ async function main(): Promise<void> {
   if (files.length === 0) throw new Error(`no benchmark matches ${only.join(' ')}`);
   let address = env.temporalAddress;
   let server: DevServer | undefined;
-  if (!address) {
+  if (!address && !files.every((f) => OWN_SERVERS.includes(f))) {
     server = await DevServer.startEphemeral(env);
     address = server.address;
   }
@@ -45,7 +49,7 @@ async function main(): Promise<void> {
         stdio: 'inherit',
         env: {
           ...process.env,
-          TEMPORAL_ADDRESS: address,
+          ...(address ? { TEMPORAL_ADDRESS: address } : {}),
           TFLOW_BENCH_SUMMARY: summaryFile,
           // A bench may leave what it created on a server that dies with this run.
           TFLOW_BENCH_SERVER: server ? 'ephemeral' : 'external',

@@ -49,7 +49,8 @@
  *    one whose first step started less than lateAfter - 200 ms after it gets none; no `missed` or `late`
  *    alert names a run without such a cause. A second delivery of the same alert counts as once only
  *    within 20 s of a worker SIGKILL (an activity's at-least-once delivery), else it is a violation.
- *    Not covered: onSilent and the server-counted misses, which the watchdog reads every 5 minutes.
+ *    Not covered: onSilent and the server-counted misses, which the watchdog reads after a job's
+ *    nominal time and no more often than every 5 minutes.
  */
 import { RUN_AT_LEAD_MS } from '../../src/schedule/one-off-due';
 import { previewTrigger } from '../../src/schedule/preview';

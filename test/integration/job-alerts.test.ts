@@ -392,3 +392,50 @@ describe('the watchdog follows the job', () => {
     expect(postsOf(jobId)).toEqual([]);
   });
 });
+
+describe('a watchdog at rest', () => {
+  it('sleeps one timer until the next nominal time (its counters) or its deadline, and a completed run adds no timer command', async () => {
+    const jobId = t.uid('at-rest');
+    // A daily time 12 hours away: nothing is due while the test runs.
+    const hour = (new Date().getUTCHours() + 12) % 24;
+    await scheduler.schedule(work, {
+      jobId,
+      cron: `0 ${hour} * * *`,
+      timezone: 'UTC',
+      args: [1],
+      onMissed: { webhook: { url: `${hookUrl}/at-rest` } },
+      expectSuccessWithin: '25h',
+      onSilent: { webhook: { url: `${hookUrl}/at-rest` } },
+    });
+    const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
+    const read = await waitFor('the watchdog to read the job', async () => {
+      const s = await watchdog.query(watchdogStateQuery);
+      return s.config && s.countsDueAt ? s : undefined;
+    });
+    const d = await t.client.schedule.getHandle(jobId).describe();
+    // The counters are read next after the next nominal time (plus its 30 s grace), not in 5 minutes.
+    expect(read.countsDueAt).toBe(new Date(d.info.nextActionTimes[0]!.getTime() + 30_000).toISOString());
+    for (let i = 0; i < 2; i++) {
+      const before = (await watchdog.query(watchdogStateQuery)).lastSuccessAt;
+      await scheduler.triggerJob(jobId);
+      await waitFor(`triggered run ${i + 1} to move the last success`, async () =>
+        (await watchdog.query(watchdogStateQuery)).lastSuccessAt > before ? true : undefined,
+      );
+    }
+    const events = (await watchdog.fetchHistory()).events ?? [];
+    const count = (has: (e: (typeof events)[number]) => unknown) => events.filter((e) => has(e)).length;
+    // One read at start, one timer (the earlier of the nominal time and the deadline), two signals that
+    // moved the last success without a timer cancelled or started.
+    expect(count((e) => e.activityTaskScheduledEventAttributes)).toBe(1);
+    expect(count((e) => e.timerStartedEventAttributes)).toBe(1);
+    expect(count((e) => e.timerCanceledEventAttributes)).toBe(0);
+    expect(events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean)).toEqual(
+      ['reconfigure', 'runSucceeded', 'runSucceeded'],
+    );
+    await scheduler.removeJob(jobId);
+    await waitFor('the watchdog to end with its job', async () =>
+      (await watchdog.describe()).status.name === 'COMPLETED' ? true : undefined,
+    );
+    expect(postsOf(jobId)).toEqual([]);
+  });
+});

@@ -42,7 +42,7 @@ const sinks = {
 };
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, dead letters, rate limit, concurrency key (and its liveness patches), local steps, a failing onFailure hook, steps served on other task queues', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, dead letters, rate limit, concurrency key (and its liveness patches), local steps, a failing onFailure hook, steps served on other task queues', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -58,6 +58,7 @@ describe('replay of recorded histories', () => {
         'sleep-waitfor.json',
         'job-semaphore.json',
         'job-watchdog.json',
+        'job-watchdog-at-rest.json',
         'job-watchdog-obeys-schedule.json',
         'local-steps.json',
         'on-failure-once.json',
@@ -186,6 +187,59 @@ describe('replay of recorded histories', () => {
     expect(
       keeper.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
     ).toEqual(['recordDeadLetter', 'deadLetterRedriven']);
+  });
+
+  it('a watchdog at rest: behind its patch, a completed run costs it no timer command, and it reads its job only at a deadline, a nominal time or a change', async () => {
+    const history = await readHistoryFile(path.join(dir, 'job-watchdog-at-rest.json'));
+    const events = history.events;
+    const patches = events
+      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
+      .filter((p) => p != null)
+      .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    expect(patches).toEqual(['tflow-watchdog-at-rest', 'tflow-watchdog-obeys-schedule']);
+    // Between a runSucceeded signal and the next timer firing or signal: no timer cancelled or started
+    // while the job is not silent (the two triggered runs before the first deadline).
+    const kinds = events.map((e) =>
+      e.workflowExecutionSignaledEventAttributes
+        ? `signal:${e.workflowExecutionSignaledEventAttributes.signalName}`
+        : e.timerStartedEventAttributes
+          ? 'timer-started'
+          : e.timerCanceledEventAttributes
+            ? 'timer-canceled'
+            : e.timerFiredEventAttributes
+              ? 'timer-fired'
+              : e.activityTaskScheduledEventAttributes
+                ? `activity:${e.activityTaskScheduledEventAttributes.activityType?.name}`
+                : undefined,
+    );
+    expect(kinds.filter(Boolean)).toEqual([
+      'signal:reconfigure',
+      'activity:tflowWatchSchedule',
+      'timer-started',
+      // Two runs complete: the last success moves, no timer command.
+      'signal:runSucceeded',
+      'signal:runSucceeded',
+      // The first deadline finds a later success and sleeps to it; the second goes silent.
+      'timer-fired',
+      'timer-started',
+      'timer-fired',
+      'activity:tflowWatchSchedule',
+      'activity:tflowDeliverAlert',
+      'timer-started',
+      // The nominal run recovers it.
+      'signal:runSucceeded',
+      'timer-canceled',
+      'activity:tflowDeliverAlert',
+      'timer-started',
+      // The counters, read once after the nominal time plus its grace.
+      'timer-fired',
+      'activity:tflowWatchSchedule',
+      'timer-started',
+      // removeJob.
+      'signal:reconfigure',
+      'timer-canceled',
+      'activity:tflowWatchSchedule',
+    ]);
   });
 
   it('a failing onFailure hook is scheduled for one attempt behind a patch; runs recorded before keep three', async () => {

@@ -174,16 +174,19 @@ export function createAlertActivities(
     },
 
     /**
-     * The job's schedule as the watchdog needs it: paused, deleted or active, its missed/skipped counts, and
-     * what its alerts ask of the watchdog (read from the job's record, as the last write left it).
+     * The job's schedule as the watchdog needs it: paused, deleted or active, its missed/skipped counts, its
+     * next nominal time (none while paused), and what its alerts ask of the watchdog (read from the job's
+     * record, as the last write left it).
      */
     async tflowWatchSchedule(jobId: string): Promise<ScheduleWatch> {
       const d = await describeScheduleIfAny(Context.current().client, jobId);
       if (!d) return { state: 'deleted' };
       const alerts = decodeJobRecord(undefined, d.action.memo)?.alerts;
       const config = alerts ? compileAlerts(alerts).watchdog : undefined;
+      const next = d.state.paused ? undefined : d.info.nextActionTimes[0];
       return {
         ...(config ? { config } : {}),
+        ...(next ? { nextActionAt: next.toISOString() } : {}),
         state: d.state.paused ? 'paused' : 'active',
         counts: {
           missedCatchupWindow: d.info.numActionsMissedCatchupWindow,

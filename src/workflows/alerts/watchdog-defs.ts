@@ -22,6 +22,15 @@ export const DEFAULT_WATCHDOG_TASK_QUEUE = 'tflow-watchdog';
  */
 export const WATCHDOG_OBEYS_SCHEDULE_PATCH = 'tflow-watchdog-obeys-schedule';
 
+/**
+ * Patch id: the watchdog costs nothing while nothing can change. It reads the schedule's missed/skipped
+ * counters once after each nominal time (plus a grace, no more often than every 5 minutes for a frequent job; once a
+ * day when the schedule names no next time, e.g. paused), instead of every 5 minutes; a completed run's
+ * `runSucceeded` moves the dead-man deadline without a timer of its own (the one durable timer is checked
+ * against the last success when it fires). Histories recorded before it keep the 5-minute loop.
+ */
+export const WATCHDOG_AT_REST_PATCH = 'tflow-watchdog-at-rest';
+
 /** Workflow id of the watchdog of a job: one per job id, in the job's namespace. */
 export function watchdogWorkflowId(jobId: string): string {
   return `tflow-watchdog:${jobId}`;
@@ -58,6 +67,11 @@ export interface WatchdogState {
   counts?: ScheduleCounts;
   /** When the counts were last read (ISO 8601). */
   countsAt?: string;
+  /**
+   * When the counts are read next (ISO 8601; WATCHDOG_AT_REST_PATCH): the schedule's next nominal time as
+   * last read, plus a grace. Absent before the first read under the patch.
+   */
+  countsDueAt?: string;
 }
 
 /** What the watchdog's check activity reads of the schedule. */
@@ -66,6 +80,11 @@ export interface ScheduleWatch {
   counts?: ScheduleCounts;
   /** What the job's alerts ask of its watchdog; absent when the job is gone or needs no watchdog. */
   config?: WatchdogConfig;
+  /**
+   * The schedule's next nominal time (ISO 8601), absent when it names none (paused, spent, gone). Absent in
+   * histories recorded before WATCHDOG_AT_REST_PATCH.
+   */
+  nextActionAt?: string;
 }
 
 /** A run of the job that completed. */

@@ -12,6 +12,7 @@ import {
   reconfigureSignal,
   runSucceededSignal,
   watchdogStateQuery,
+  WATCHDOG_AT_REST_PATCH,
   WATCHDOG_OBEYS_SCHEDULE_PATCH,
   type RunSucceeded,
   type ScheduleCounts,
@@ -22,8 +23,17 @@ import {
 } from './watchdog-defs';
 import { raiseAlert } from './raise-alert';
 
-/** How often the server's missed/skipped counts are read when the job has onMissed. */
+/**
+ * How often the server's missed/skipped counts were read (before WATCHDOG_AT_REST_PATCH), and since it the
+ * shortest spacing of two reads (a job that fires every second is read every 5 minutes, not every second).
+ */
 const COUNT_CHECK_MS = 5 * 60_000;
+/** After a nominal time, the counts are read this much later (the server counts a skip at the time itself). */
+const COUNT_GRACE_MS = 30_000;
+/** The longest sleep between two reads of the counts when the schedule names no next time (paused, spent). */
+const IDLE_COUNT_CHECK_MS = 24 * 3600_000;
+/** A read this late (the watchdog's worker or the server was down) is read again 5 minutes on. */
+const LATE_WAKE_MS = 60_000;
 /** Loop turns before continue-as-new, so that a job that runs every second keeps a short history. */
 const TURNS_PER_RUN = 500;
 
@@ -35,22 +45,56 @@ const { tflowWatchSchedule } = proxyActivities<WatchdogActivities>({
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
+ * When the counts are read next (WATCHDOG_AT_REST_PATCH): after the schedule's next nominal time, the only
+ * moment its counters can grow, plus a grace; no sooner than 5 minutes after this read; once a day when it
+ * names no next time; and 5 minutes on when this read came late (counters an outage held back).
+ */
+function countsDueAfter(watch: ScheduleWatch, now: number, late: boolean): string {
+  const next = watch.nextActionAt
+    ? Date.parse(watch.nextActionAt) + COUNT_GRACE_MS
+    : now + IDLE_COUNT_CHECK_MS;
+  const due = Math.max(next, now + COUNT_CHECK_MS);
+  return iso(late ? Math.min(due, now + COUNT_CHECK_MS) : due);
+}
+
+/** The dead-man deadline, or Infinity when none runs (no expectSuccessWithin, or already silent). */
+function deadlineOf(state: WatchdogState, config: WatchdogConfig): number {
+  return config.expectSuccessWithinMs !== undefined && !state.silent
+    ? Date.parse(state.lastSuccessAt) + config.expectSuccessWithinMs
+    : Infinity;
+}
+
+/**
  * The per-job watchdog: a workflow on the watchdog task queue (not the job's), so it keeps watching when no
- * worker of the job runs. It holds a timer that each completed run resets (the run signals
- * `runSucceeded`); when the timer fires it raises `silent` once, and `recovered` at the next completed
- * run. With onMissed it also reads the schedule's counters (missed past the catch-up window, skipped for
- * overlap) every 5 minutes and at each dead-man deadline, and reports what they gained. Started and stopped by the scheduler with
- * the job: it reads its configuration from the job's schedule at start, at each `reconfigure`, and again
- * before each alert it raises on its own (the schedule is the source of truth: a job removed or changed
- * by a write whose signal never came ends the watchdog quietly, or is adopted), and ends when the job is
- * gone or no longer needs it.
+ * worker of the job runs. It sleeps on one durable timer until the next moment something can have
+ * changed, and does nothing in between:
+ * - the dead-man deadline (the last completed run + expectSuccessWithin). Each completed run signals
+ *   `runSucceeded`, which only moves the last success (no timer is cancelled or started); when the timer
+ *   fires it is checked against the last success, and the watchdog sleeps again to the later deadline, or
+ *   raises `silent` once, and `recovered` at the next completed run (a signal that then wakes it);
+ * - with onMissed, the schedule's next nominal time plus a grace (no sooner than 5 minutes after the last
+ *   read), when it reads the schedule's counters (missed past the catch-up window, skipped for overlap) and
+ *   reports what they gained; they are read at each dead-man deadline too.
+ * A job at rest (nothing due before the deadline) costs no workflow task. Histories recorded before
+ * WATCHDOG_AT_REST_PATCH read the counters every 5 minutes, and restart the timer at each success.
+ * Started and stopped by the scheduler with the job: it reads its configuration from the job's schedule at
+ * start, at each `reconfigure`, and again before each alert it raises on its own (the schedule is the
+ * source of truth: a job removed or changed by a write whose signal never came ends the watchdog quietly,
+ * or is adopted), and ends when the job is gone or no longer needs it.
  */
 export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void> {
   const state: WatchdogState = { ...initial };
   let succeeded: RunSucceeded | undefined;
   let reconfigure = state.config === undefined;
+  /** WATCHDOG_AT_REST_PATCH, as the loop last decided it. */
+  let atRest = false;
   setHandler(watchdogStateQuery, () => state);
   setHandler(runSucceededSignal, (s) => {
+    // At rest, a success while not silent only moves the deadline: no wake-up, no timer command.
+    if (atRest && !state.silent) {
+      if (Date.parse(s.at) > Date.parse(state.lastSuccessAt)) state.lastSuccessAt = s.at;
+      return;
+    }
     if (!succeeded || s.at > succeeded.at) succeeded = s;
   });
   setHandler(reconfigureSignal, () => {
@@ -72,24 +116,32 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
         return;
       }
       state.config = watch.config;
+      const now = Date.now();
       if (!state.counts && watch.counts) {
         state.counts = watch.counts;
-        state.countsAt = iso(Date.now());
+        state.countsAt = iso(now);
       }
+      // The schedule may have changed its times (used under WATCHDOG_AT_REST_PATCH only); never later than
+      // the read already due, so that edits made more often than every 5 minutes cannot put it off.
+      const due = countsDueAfter(watch, now, false);
+      state.countsDueAt =
+        state.countsDueAt && Date.parse(state.countsDueAt) < Date.parse(due) ? state.countsDueAt : due;
       continue;
     }
     const config = state.config!;
-    const deadline =
-      config.expectSuccessWithinMs !== undefined && !state.silent
-        ? Date.parse(state.lastSuccessAt) + config.expectSuccessWithinMs
-        : Infinity;
-    const countCheck = config.onMissed
-      ? (state.countsAt ? Date.parse(state.countsAt) : 0) + COUNT_CHECK_MS
-      : Infinity;
+    atRest = patched(WATCHDOG_AT_REST_PATCH);
+    const deadline = deadlineOf(state, config);
+    const countCheck = !config.onMissed
+      ? Infinity
+      : atRest && state.countsDueAt
+        ? Date.parse(state.countsDueAt)
+        : (state.countsAt ? Date.parse(state.countsAt) : 0) + COUNT_CHECK_MS;
     const wakeAt = Math.min(deadline, countCheck);
     const wait = wakeAt - Date.now();
     if (wait > 0) {
-      const woken = () => succeeded !== undefined || reconfigure;
+      const woken = atRest
+        ? () => succeeded !== undefined || reconfigure || workflowInfo().continueAsNewSuggested
+        : () => succeeded !== undefined || reconfigure;
       if (wakeAt === Infinity) await condition(woken);
       else await condition(woken, wait);
     }
@@ -101,14 +153,21 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
       continue;
     }
     const now = Date.now();
-    if (now >= deadline) {
+    // At rest, successes moved the deadline while the timer slept: sleep again to the later one.
+    const due = atRest ? deadlineOf(state, config) : deadline;
+    const late = now - wakeAt > LATE_WAKE_MS;
+    if (now >= due) {
+      const seen = state.lastSuccessAt;
       const watch = await tflowWatchSchedule(state.jobId);
       const verdict = obey(state, config, watch);
       if (verdict === 'end') return;
       if (verdict === 'adopted') continue;
+      // A run completed while the schedule was read: the deadline moved, nothing is silent.
+      if (atRest && state.lastSuccessAt !== seen) continue;
       state.silent = true;
       await raiseSilent(state, config, watch, now);
       await reportCounts(state, config, watch, now);
+      if (atRest) state.countsDueAt = countsDueAfter(watch, now, late);
       if (watch.state === 'deleted') return;
     } else if (now >= countCheck) {
       const watch = await tflowWatchSchedule(state.jobId);
@@ -116,6 +175,7 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
       if (verdict === 'end') return;
       if (verdict === 'adopted') continue;
       await reportCounts(state, config, watch, now);
+      if (atRest) state.countsDueAt = countsDueAfter(watch, now, late);
       if (watch.state === 'deleted') return;
     }
   }

@@ -1,0 +1,427 @@
+/*
+ * Jobs at rest: what N jobs cost while nothing happens. N daily jobs (cron `0 3 * * *`, so that nothing
+ * fires during the run) on three sides, in turn, each on a fresh embedded dev server of its own (an at-rest
+ * figure needs a server that holds only that side's jobs, so the address bench/run.ts gives is not used):
+ * - `raw`: the same jobs created as raw Temporal schedules (the action and memos PipelineScheduler writes);
+ * - `ours`: PipelineScheduler jobs without alerts;
+ * - `ours+alerts`: PipelineScheduler jobs with scheduler-wide `onMissed` and `expectSuccessWithin: '25h'`
+ *   (a watchdog per job).
+ * Every side has the same watchdog worker polling, in a process of its own (with no watchdog on the
+ * first two sides it stands for the worker a raw schedule's jobs have too).
+ * Per side: creation time (CONCURRENCY calls in flight), then after a settle, over a window of
+ * `--minutes`: the server's CPU per minute (/proc/<pid>/stat of the process listening on its port), the
+ * history events per hour of the schedules' own workflows and of the watchdogs (describe's history
+ * length of a sample of them before and after the window, scaled to N), and the watchdog worker's CPU per
+ * minute and RSS. Ratios ours / raw.
+ *
+ *   npm run bench -- jobs-at-rest --jobs 1000          # about 25 minutes on 2 cores
+ *   npm run bench -- jobs-at-rest --jobs 10000         # creation dominates: see docs/performance.md
+ *   npx tsx bench/jobs-at-rest.bench.ts --jobs 200 --minutes 2 --sides raw,ours+alerts
+ *
+ * A progress line at least every 30 s (every 10 s while creating, with the time left).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client, Connection, WorkflowNotFoundError, type ScheduleOptions } from '@temporalio/client';
+import { readEnv } from '../src/config';
+import { DevServer } from '../src/devserver';
+import { pipeline, toPipelineSpec } from '../src/pipeline';
+import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
+import { runStartOptions } from '../src/client/runs/run-start';
+import { SCHEDULE_MEMO_KEY } from '../src/client/jobs/store/schedule-memo';
+import { JOB_RECORD_MEMO_KEY, encodeListedRecord, type JobRecord } from '../src/client/jobs/store/job-record';
+import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
+import { JOB_SEARCH_ATTRIBUTE } from '../src/workflows/search-attributes';
+import { watchdogWorkflowId } from '../src/workflows/alerts/watchdog-defs';
+import { pidListeningOn, processCpuMs } from './process-cpu';
+import { intArg, reportRows, type SummaryRow } from './summary';
+
+const N = intArg('jobs', 1000);
+const MINUTES = intArg('minutes', 5);
+const SETTLE_S = intArg('settle', 60);
+const CONCURRENCY = intArg('concurrency', 16);
+/** Workflows described per kind for the history counts (each pass before and after the window). */
+const SAMPLE = Math.min(intArg('sample', 2000), N);
+type SideName = 'raw' | 'ours' | 'ours+alerts';
+const ALL_SIDES: SideName[] = ['raw', 'ours', 'ours+alerts'];
+const SIDES = ((): SideName[] => {
+  const i = process.argv.indexOf('--sides');
+  if (i < 0) return ALL_SIDES;
+  const names = String(process.argv[i + 1]).split(',');
+  for (const n of names)
+    if (!ALL_SIDES.includes(n as SideName)) throw new Error(`--sides takes ${ALL_SIDES.join(',')}`);
+  return names as SideName[];
+})();
+/** The scheduler's own workflow of a schedule (Temporal's), whose history a schedule at rest grows. */
+const schedulerWorkflowId = (scheduleId: string) => `temporal-sys-scheduler:${scheduleId}`;
+
+const began = performance.now();
+const log = (text: string) =>
+  console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(5)} s] ${text}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** 03:00 in a time zone where it is at least 3 hours away, so that nothing fires during the run. */
+function quietTimezone(): string {
+  for (const tz of ['UTC', 'Asia/Tokyo', 'America/New_York']) {
+    const hour = Number(
+      new Intl.DateTimeFormat('en-GB', { timeZone: tz, hour: 'numeric', hourCycle: 'h23' }).format(
+        new Date(),
+      ),
+    );
+    if ((3 - hour + 24) % 24 >= 3) return tz;
+  }
+  return 'UTC';
+}
+
+async function pool(ids: string[], fn: (id: string) => Promise<unknown>, phase?: string): Promise<number> {
+  const start = performance.now();
+  let next = 0;
+  let done = 0;
+  let lastLine = start;
+  const lane = async () => {
+    for (let i = next++; i < ids.length; i = next++) {
+      await fn(ids[i]!);
+      done++;
+      const now = performance.now();
+      if (phase && now - lastLine >= 10_000) {
+        lastLine = now;
+        const left = ((now - start) / done) * (ids.length - done);
+        log(`${phase} ${done}/${ids.length}, about ${(left / 1000).toFixed(0)} s left`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return performance.now() - start;
+}
+
+/** Sleeps `ms`, printing a line every 30 s. */
+async function wait(what: string, ms: number, line?: () => string): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    await sleep(Math.min(30_000, end - Date.now()));
+    log(`${what}: ${Math.max(0, Math.round((end - Date.now()) / 1000))} s left${line ? `, ${line()}` : ''}`);
+  }
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** The watchdog worker process, once it polls. */
+async function startWatchdogWorker(address: string, taskQueue: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, 'jobs-at-rest-worker.ts'), address, taskQueue],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes('ready')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the watchdog worker exited with ${code}`)));
+  });
+  return child;
+}
+
+/** Each workflow's current run and its history length (missing workflows are left out). */
+async function historyLengths(
+  client: Client,
+  ids: string[],
+): Promise<Map<string, { runId: string; length: number }>> {
+  const lengths = new Map<string, { runId: string; length: number }>();
+  await pool(ids, async (id) => {
+    try {
+      const d = await client.workflow.getHandle(id).describe();
+      lengths.set(id, { runId: d.runId, length: d.historyLength });
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  });
+  return lengths;
+}
+
+/**
+ * History events added between two passes of {@link historyLengths}, undefined when no workflow was
+ * seen. A workflow that continued as new in between counts the rest of its old run (described by its run
+ * id) and all of its new one (Temporal's own schedule workflows do, so a bare difference can be negative).
+ */
+async function eventsBetween(
+  client: Client,
+  before: Map<string, { runId: string; length: number }>,
+  after: Map<string, { runId: string; length: number }>,
+): Promise<number | undefined> {
+  if (before.size === 0 && after.size === 0) return undefined;
+  let total = 0;
+  await pool([...after.keys()], async (id) => {
+    const b = before.get(id);
+    const a = after.get(id)!;
+    if (!b) total += a.length;
+    else if (b.runId === a.runId) total += a.length - b.length;
+    else {
+      const old = await client.workflow.getHandle(id, b.runId).describe();
+      total += old.historyLength - b.length + a.length;
+    }
+  });
+  return total;
+}
+
+/**
+ * Waits until the schedules' own workflows and the watchdogs of the sample have done their start-up work
+ * (no workflow task pending; a watchdog has also read its job: no activity pending, its timer started).
+ * On a loaded machine that lags the creates by minutes, and it is creation cost, not cost at rest.
+ */
+async function startedUp(client: Client, scheduleIds: string[], watchdogIds: string[]): Promise<void> {
+  const watchdogs = new Set(watchdogIds);
+  const ids = [...scheduleIds, ...watchdogIds];
+  for (let pass = 1; ; pass++) {
+    let busy = 0;
+    await pool(ids, async (id) => {
+      try {
+        const d = await client.workflow.getHandle(id).describe();
+        const started = !watchdogs.has(id) || (d.historyLength >= 14 && !d.raw.pendingActivities?.length);
+        if (!started || d.raw.pendingWorkflowTask) busy++;
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+        busy++;
+      }
+    });
+    log(
+      `still starting up: ${busy} of ${ids.length} schedule workflows and watchdogs described (pass ${pass})`,
+    );
+    if (busy === 0) return;
+    if (pass * 10_000 > 15 * 60_000) {
+      log('still starting up after 15 minutes: measuring anyway (the figures include start-up work)');
+      return;
+    }
+    await sleep(10_000);
+  }
+}
+
+interface SideFigures {
+  createMsPerJob: number;
+  serverCpuMsPerMin: number | undefined;
+  scheduleEventsPerHour: number | undefined;
+  watchdogEventsPerHour: number | undefined;
+  workerCpuMsPerMin?: number;
+  workerRssMb?: number;
+  workerIdleRssMb?: number;
+}
+
+async function runSide(name: SideName, tz: string): Promise<SideFigures> {
+  const env = readEnv();
+  const home = mkdtempSync(path.join(os.tmpdir(), 'tflow-at-rest-'));
+  log(`${name}: starting a fresh dev server`);
+  const server = await DevServer.startEphemeral({ ...env, home });
+  let worker: ChildProcess | undefined;
+  const connection = await Connection.connect({ address: server.address });
+  try {
+    const client = new Client({ connection, namespace: server.namespace });
+    const serverPid = pidListeningOn(Number(server.address.split(':').pop()));
+    const taskQueue = 'bench-at-rest';
+    const watchdogTaskQueue = 'bench-at-rest-watchdog';
+    const etl = pipeline('bench-at-rest').step('extract').step('load');
+    const spec = toPipelineSpec(etl);
+    const cron = '0 3 * * *';
+    const record: JobRecord = { v: 1, trigger: { cron, timezone: tz }, timezone: tz, policies: {} };
+    const never = { webhook: { url: 'http://127.0.0.1:9/never-called' } };
+    const scheduler = new PipelineScheduler(client, {
+      taskQueue,
+      watchdogTaskQueue,
+      ...(name === 'ours+alerts' ? { onMissed: never, onSilent: never, expectSuccessWithin: '25h' } : {}),
+    });
+    const create: (id: string) => Promise<unknown> =
+      name === 'raw'
+        ? (id) =>
+            client.schedule.create({
+              scheduleId: id,
+              spec: { cronExpressions: [cron], timezone: tz },
+              action: {
+                type: 'startWorkflow',
+                workflowType: PIPELINE_WORKFLOW_TYPE,
+                workflowId: id,
+                taskQueue,
+                memo: { [JOB_RECORD_MEMO_KEY]: record },
+                ...runStartOptions(spec, [], { job: { jobId: id } }),
+              },
+              policies: { overlap: 'SKIP', pauseOnFailure: false },
+              memo: { [SCHEDULE_MEMO_KEY]: { v: 1, pipeline: spec.name } },
+              typedSearchAttributes: [{ key: JOB_SEARCH_ATTRIBUTE, value: encodeListedRecord(record)! }],
+            } satisfies ScheduleOptions)
+        : (id) => scheduler.schedule(etl, { jobId: id, cron, timezone: tz });
+
+    const figures: Partial<SideFigures> = {};
+    {
+      // Every side has the same worker polling (a raw schedule's jobs have a worker too): only what the
+      // watchdogs add differs.
+      worker = await startWatchdogWorker(server.address, watchdogTaskQueue);
+      await sleep(10_000);
+      figures.workerIdleRssMb = rssMb(worker.pid!);
+      log(`${name}: watchdog worker polling, RSS ${figures.workerIdleRssMb.toFixed(0)} MB before any job`);
+    }
+    const ids = Array.from({ length: N }, (_, i) => `at-rest-${i}`);
+    log(`${name}: creating ${N} jobs, ${CONCURRENCY} in flight`);
+    const createMs = await pool(ids, create, `${name}: created`);
+    figures.createMsPerJob = createMs / N;
+    log(`${name}: created ${N} in ${(createMs / 1000).toFixed(1)} s`);
+    const sample = Array.from({ length: SAMPLE }, (_, i) => ids[Math.floor((i * N) / SAMPLE)]!);
+    const scheduleIds = sample.map(schedulerWorkflowId);
+    const watchdogIds = sample.map(watchdogWorkflowId);
+    await startedUp(client, scheduleIds, name === 'ours+alerts' ? watchdogIds : []);
+    // The describes above and below, and the server's own work after a burst, must not fall in the window.
+    log(`${name}: settling ${SETTLE_S} s`);
+    await wait(`${name}: settling`, SETTLE_S * 1000);
+    log(`${name}: history lengths of ${SAMPLE} schedules and watchdogs (before)`);
+    const before = {
+      at: Date.now(),
+      schedules: await historyLengths(client, scheduleIds),
+      watchdogs: await historyLengths(client, name === 'ours+alerts' ? watchdogIds : []),
+    };
+    await wait(`${name}: settling after the describes`, 30_000);
+    const cpu0 = serverPid ? processCpuMs(serverPid) : undefined;
+    const wcpu0 = worker ? processCpuMs(worker.pid!) : undefined;
+    const t0 = performance.now();
+    const cpuSoFar = () =>
+      serverPid && cpu0 !== undefined
+        ? `server ${(((processCpuMs(serverPid) - cpu0) / (performance.now() - t0)) * 60_000).toFixed(0)} ms CPU/min so far`
+        : 'server CPU not visible';
+    await wait(`${name}: at rest, measuring`, MINUTES * 60_000, cpuSoFar);
+    const minutes = (performance.now() - t0) / 60_000;
+    figures.serverCpuMsPerMin =
+      serverPid && cpu0 !== undefined ? (processCpuMs(serverPid) - cpu0) / minutes : undefined;
+    if (worker) {
+      figures.workerCpuMsPerMin = (processCpuMs(worker.pid!) - wcpu0!) / minutes;
+      figures.workerRssMb = rssMb(worker.pid!);
+    }
+    log(`${name}: history lengths of ${SAMPLE} schedules and watchdogs (after)`);
+    const afterSchedules = await historyLengths(client, scheduleIds);
+    const afterWatchdogs = await historyLengths(client, name === 'ours+alerts' ? watchdogIds : []);
+    const hours = (Date.now() - before.at) / 3600_000;
+    const perHour = (events: number | undefined) =>
+      events === undefined ? undefined : (events * (N / SAMPLE)) / hours;
+    figures.scheduleEventsPerHour = perHour(await eventsBetween(client, before.schedules, afterSchedules));
+    figures.watchdogEventsPerHour =
+      name === 'ours+alerts' ? perHour(await eventsBetween(client, before.watchdogs, afterWatchdogs)) : 0;
+    log(
+      `${name}: server ${figures.serverCpuMsPerMin?.toFixed(0) ?? '?'} ms CPU/min; history events/h: ` +
+        `schedules ${figures.scheduleEventsPerHour?.toFixed(0) ?? 'not visible'}, watchdogs ${figures.watchdogEventsPerHour?.toFixed(0) ?? '?'}` +
+        (worker
+          ? `; watchdog worker ${figures.workerCpuMsPerMin!.toFixed(0)} ms CPU/min, RSS ${figures.workerRssMb!.toFixed(0)} MB`
+          : ''),
+    );
+    return figures as SideFigures;
+  } finally {
+    if (worker && worker.exitCode === null) {
+      worker.stdin!.end();
+      const exited = new Promise((r) => worker!.once('exit', r));
+      const killer = setTimeout(() => worker!.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    await connection.close();
+    await server.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const tz = quietTimezone();
+  const perSide = 60 + SETTLE_S + MINUTES * 60 + N / 15;
+  console.log(
+    `${N} jobs per side (${SIDES.join(', ')}), cron '0 3 * * *' in ${tz}, settle ${SETTLE_S} s, at rest ${MINUTES} min, ` +
+      `${SAMPLE} of each kind described; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; ` +
+      `roughly ${Math.round((perSide * SIDES.length) / 60)} min or more (creation is the unknown: its rate is printed)`,
+  );
+  const figures: Partial<Record<SideName, SideFigures>> = {};
+  for (const side of SIDES) figures[side] = await runSide(side, tz);
+  console.log(
+    `load average at the end ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+
+  const rows: SummaryRow[] = [];
+  const raw = figures.raw;
+  const row = (
+    metric: string,
+    unit: string,
+    ours: SideName,
+    value: number | undefined,
+    base?: { label: string; value: number | undefined },
+  ) => {
+    if (value === undefined) {
+      rows.push({ bench: 'jobs-at-rest', metric, unit, ours, oursValue: NaN, skipped: 'not visible' });
+      return;
+    }
+    rows.push({
+      bench: 'jobs-at-rest',
+      metric,
+      unit,
+      ours,
+      oursValue: value,
+      ...(base && base.value !== undefined
+        ? {
+            baseline: base.label,
+            baselineValue: base.value,
+            ...(base.value > 0 ? { ratio: value / base.value } : {}),
+          }
+        : {}),
+    });
+  };
+  for (const side of ['ours', 'ours+alerts'] as const) {
+    const f = figures[side];
+    if (!f) continue;
+    const against = (v: number | undefined) => ({ label: 'raw schedules', value: v });
+    row(
+      `create, ${N} jobs, ${CONCURRENCY} in flight`,
+      'ms/job',
+      side,
+      f.createMsPerJob,
+      raw && against(raw.createMsPerJob),
+    );
+    row(
+      `server CPU at rest, ${N} jobs`,
+      'ms/min',
+      side,
+      f.serverCpuMsPerMin,
+      raw && against(raw.serverCpuMsPerMin),
+    );
+    const events = (x: SideFigures) =>
+      x.scheduleEventsPerHour === undefined
+        ? undefined
+        : x.scheduleEventsPerHour + (x.watchdogEventsPerHour ?? 0);
+    row(`history events at rest, ${N} jobs`, 'events/h', side, events(f), raw && against(events(raw)));
+    if (side === 'ours+alerts') {
+      row(`watchdog history events at rest, ${N} watchdogs`, 'events/h', side, f.watchdogEventsPerHour);
+      row(
+        `watchdog worker CPU at rest, ${N} watchdogs`,
+        'ms/min',
+        side,
+        f.workerCpuMsPerMin,
+        raw && { label: 'same worker, raw side', value: raw.workerCpuMsPerMin },
+      );
+      row(
+        `watchdog worker RSS at rest, ${N} watchdogs`,
+        'MB',
+        side,
+        f.workerRssMb,
+        raw && { label: 'same worker, raw side', value: raw.workerRssMb },
+      );
+    }
+  }
+  reportRows(rows);
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
