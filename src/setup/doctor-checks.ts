@@ -4,6 +4,8 @@ import { temporal } from '@temporalio/proto';
 import { PipelineScheduler } from '../client/jobs/pipeline-scheduler';
 import { GrpcStatus, grpcStatusOf } from '../client/errors';
 import type { JobRun } from '../client/runs/run-types';
+import type { JobSummary } from '../client/jobs/job-types';
+import { inLanes } from '../client/in-lanes';
 import { findJobDisagreements, repairJobDisagreement } from '../client/jobs/job-repair';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
 import type { DoctorCheck } from './doctor-types';
@@ -163,6 +165,19 @@ function lastEnded(runs: JobRun[]): JobRun | undefined {
   return runs.find((r) => r.status !== 'running');
 }
 
+/** The namespace's temporal-flow jobs (not foreign schedules), with the client and scheduler that read them. */
+export async function ourJobs(
+  connection: Connection,
+  namespace: string,
+  taskQueue: string,
+  dataConverter?: DataConverter,
+): Promise<{ client: Client; scheduler: PipelineScheduler; jobs: JobSummary[] }> {
+  const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
+  const scheduler = new PipelineScheduler(client, { taskQueue });
+  const jobs = (await scheduler.listJobs({ includeForeign: false })).filter((j) => !j.foreign);
+  return { client, scheduler, jobs };
+}
+
 export async function checkJobs(
   connection: Connection,
   namespace: string,
@@ -170,20 +185,13 @@ export async function checkJobs(
   dataConverter?: DataConverter,
 ): Promise<DoctorCheck> {
   try {
-    const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
-    const scheduler = new PipelineScheduler(client, { taskQueue });
-    const jobs = (await scheduler.listJobs({ includeForeign: false })).filter((j) => !j.foreign);
+    const { scheduler, jobs } = await ourJobs(connection, namespace, taskQueue, dataConverter);
     const bad: string[] = [];
-    let next = 0;
-    const lane = async () => {
-      for (let i = next++; i < jobs.length; i = next++) {
-        const run = lastEnded(await scheduler.getHistory(jobs[i]!.id, { limit: 5 }));
-        if (run?.status === 'failed')
-          bad.push(`${jobs[i]!.id} (failed${run.failure ? `: ${run.failure}` : ''})`);
-        else if (run?.status === 'skipped') bad.push(`${jobs[i]!.id} (skipped: ${run.skipReason ?? '?'})`);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(HISTORY_CONCURRENCY, jobs.length) }, lane));
+    await inLanes(jobs, HISTORY_CONCURRENCY, async (job) => {
+      const run = lastEnded(await scheduler.getHistory(job.id, { limit: 5 }));
+      if (run?.status === 'failed') bad.push(`${job.id} (failed${run.failure ? `: ${run.failure}` : ''})`);
+      else if (run?.status === 'skipped') bad.push(`${job.id} (skipped: ${run.skipReason ?? '?'})`);
+    });
     if (bad.length === 0) {
       return {
         id: 'jobs',

@@ -1,10 +1,10 @@
-import { Client, type Connection, type DataConverter } from '@temporalio/client';
+import type { Connection, DataConverter } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { PipelineScheduler } from '../client/jobs/pipeline-scheduler';
 import { activityUsesOf, type PipelineSpec } from '../pipeline/spec';
 import { rateLimitedTaskQueue } from '../workflows/run/rate-limit';
 import type { PipelineRunInput } from '../workflows/run-types';
-import { livePollers } from './doctor-checks';
+import { inLanes } from '../client/in-lanes';
+import { livePollers, ourJobs } from './doctor-checks';
 import type { DoctorCheck } from './doctor-types';
 
 /*
@@ -38,34 +38,27 @@ export async function checkStepQueues(
   dataConverter?: DataConverter,
 ): Promise<DoctorCheck> {
   try {
-    const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
-    const scheduler = new PipelineScheduler(client, { taskQueue });
-    const jobs = (await scheduler.listJobs({ includeForeign: false })).filter((j) => !j.foreign);
+    const { client, jobs } = await ourJobs(connection, namespace, taskQueue, dataConverter);
     // queue -> job id -> the activities it needs there
     const needs = new Map<string, Map<string, Set<string>>>();
     const unreadable: string[] = [];
-    let next = 0;
-    const lane = async () => {
-      for (let i = next++; i < jobs.length; i = next++) {
-        const jobId = jobs[i]!.id;
-        let action;
-        try {
-          ({ action } = await client.schedule.getHandle(jobId).describe());
-        } catch (err) {
-          // One job deleted meanwhile, or encrypted with a key we lack, does not hide the others.
-          unreadable.push(`${jobId} (${message(err)})`);
-          continue;
-        }
-        if (action.type !== 'startWorkflow') continue;
-        const spec = (action.args?.[0] as Partial<PipelineRunInput> | undefined)?.spec;
-        if (!spec) continue;
-        for (const [queue, activities] of stepQueuesOf(spec, action.taskQueue)) {
-          if (!needs.has(queue)) needs.set(queue, new Map());
-          needs.get(queue)!.set(jobId, activities);
-        }
+    await inLanes(jobs, DESCRIBE_CONCURRENCY, async ({ id: jobId }) => {
+      let action;
+      try {
+        ({ action } = await client.schedule.getHandle(jobId).describe());
+      } catch (err) {
+        // One job deleted meanwhile, or encrypted with a key we lack, does not hide the others.
+        unreadable.push(`${jobId} (${message(err)})`);
+        return;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(DESCRIBE_CONCURRENCY, jobs.length) }, lane));
+      if (action.type !== 'startWorkflow') return;
+      const spec = (action.args?.[0] as Partial<PipelineRunInput> | undefined)?.spec;
+      if (!spec) return;
+      for (const [queue, activities] of stepQueuesOf(spec, action.taskQueue)) {
+        if (!needs.has(queue)) needs.set(queue, new Map());
+        needs.get(queue)!.set(jobId, activities);
+      }
+    });
     const notRead =
       unreadable.length === 0
         ? ''

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { describeScheduleIfAny } from '../describe-schedule';
+import { inLanes } from '../in-lanes';
 import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
 import type { JobDescription, JobFilter, JobSummary } from './job-types';
 
@@ -36,15 +37,11 @@ export async function listJobs(client: Client, filter: JobFilter): Promise<JobSu
 
 async function describeAll(client: Client, ids: string[]): Promise<JobDescription[]> {
   const out: JobDescription[] = new Array<JobDescription>(ids.length);
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < ids.length; i = next++) {
-      // Deleted between the listing and the description: left out. Any other error (server gone,
-      // credentials, codec) is the caller's, not a silently shorter list.
-      const d = await describeScheduleIfAny(client, ids[i]!);
-      if (d) out[i] = jobFromDescription(d);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(DESCRIBE_CONCURRENCY, ids.length) }, lane));
+  await inLanes(ids, DESCRIBE_CONCURRENCY, async (id, i) => {
+    // Deleted between the listing and the description: left out. Any other error (server gone,
+    // credentials, codec) is the caller's, not a silently shorter list.
+    const d = await describeScheduleIfAny(client, id);
+    if (d) out[i] = jobFromDescription(d);
+  });
   return out.filter((j) => j !== undefined && !isSpentOneOff(j));
 }

@@ -5,6 +5,7 @@ import {
   watchdogWorkflowId,
 } from '../../workflows/alerts/watchdog-defs';
 import { describeScheduleIfAny } from '../describe-schedule';
+import { inLanes } from '../in-lanes';
 import { ourJobMemo } from './store/schedule-memo';
 import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
 import { dueBackfill, dueMarkOf } from './store/build-updates';
@@ -57,14 +58,6 @@ async function watchdogRunning(client: Client, jobId: string): Promise<boolean> 
   }
 }
 
-async function inLanes<T>(items: T[], each: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < items.length; i = next++) await each(items[i]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(DESCRIBE_CONCURRENCY, items.length) }, lane));
-}
-
 /**
  * The jobs of the client's namespace whose parts disagree: a job that needs a watchdog and has none
  * running, a running watchdog whose job is gone or needs none, and a one-off that owes its run at once
@@ -87,7 +80,7 @@ export async function findJobDisagreements(
 
   const found: JobDisagreement[] = [];
   const needing = new Set<string>();
-  await inLanes(jobIds, async (jobId) => {
+  await inLanes(jobIds, DESCRIBE_CONCURRENCY, async (jobId) => {
     const d = await describeScheduleIfAny(client, jobId);
     if (!d) return;
     const settled = now - (d.info.lastUpdatedAt ?? d.info.createdAt).getTime() >= settleMs;
@@ -115,7 +108,7 @@ export async function findJobDisagreements(
   const orphans = [...watched]
     .map((id) => id.slice(watchdogWorkflowId('').length))
     .filter((jobId) => !needing.has(jobId));
-  await inLanes(orphans, async (jobId) => {
+  await inLanes(orphans, DESCRIBE_CONCURRENCY, async (jobId) => {
     // The listings are a moment old: the job may have been created since, or the watchdog ended.
     const d = await describeScheduleIfAny(client, jobId);
     if (needsWatchdog(d) || !(await watchdogRunning(client, jobId))) return;
