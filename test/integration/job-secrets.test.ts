@@ -9,6 +9,7 @@ import type { Worker } from '@temporalio/worker';
 import { AesGcmPayloadCodec, codecDataConverter } from '../../src/codec';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import { findJobDisagreements } from '../../src/client/jobs/job-repair';
 import type { JobAlerts } from '../../src/client/jobs/store/job-alerts';
 import { MAX_RECORD_BYTES } from '../../src/client/jobs/store/job-record';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
@@ -307,6 +308,32 @@ describe('webhook secrets of alerts', () => {
       expect(!job.foreign && job.alerts).toEqual(alerts);
     } finally {
       await scheduler.removeJob(jobId);
+    }
+  });
+
+  it('do not stop a client without the codec from listing, planning and repairing the other jobs of the namespace', async () => {
+    // An encrypted job beside a plain one: a client without the key read "Unknown encoding: binary/encrypted"
+    // for the whole listing, so listJobs, plan's prune and doctor's repair failed for every job.
+    const secret = t.uid('enc');
+    await scheduler.scheduleInterval(work, { jobId: secret, every: '1h', args: [1], paused: true });
+    const plain = new PipelineScheduler(t.client, { taskQueue: t.taskQueue, steps });
+    const plainId = t.uid('plain');
+    await plain.scheduleInterval(work, { jobId: plainId, every: '1h', args: [1], paused: true });
+    try {
+      await waitFor('both jobs in the codec client listing', async () => {
+        const ids = (await scheduler.listJobs()).map((j) => j.id);
+        return ids.includes(secret) && ids.includes(plainId) ? ids : undefined;
+      });
+      const listed = await plain.listJobs({ includeForeign: false });
+      expect(listed.map((j) => j.id)).toContain(plainId);
+      expect(listed.map((j) => j.id)).not.toContain(secret);
+      const set = { set: t.uid('set'), pipelines: [work], jobs: [] };
+      const planned = await plain.plan(set, { prune: true });
+      expect(planned.jobs).toEqual([]);
+      await expect(findJobDisagreements(t.client, { settleMs: 0 })).resolves.toBeInstanceOf(Array);
+    } finally {
+      await scheduler.removeJob(secret);
+      await plain.removeJob(plainId);
     }
   });
 

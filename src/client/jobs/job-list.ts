@@ -3,6 +3,7 @@ import { describeScheduleIfAny } from '../describe-schedule';
 import { inLanes } from '../in-lanes';
 import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
 import type { JobDescription, JobFilter, JobSummary } from './job-types';
+import { listSchedulesReadable } from '../schedule-listing';
 
 /*
  * listJobs(): one listing call per 1,000 schedules, and with `details` one describe per job, a bounded
@@ -18,7 +19,7 @@ const DESCRIBE_CONCURRENCY = 16;
  */
 export async function listJobs(client: Client, filter: JobFilter): Promise<JobSummary[] | JobDescription[]> {
   const jobs: JobSummary[] = [];
-  for await (const summary of client.schedule.list()) {
+  for await (const summary of listSchedulesReadable(client)) {
     const job = jobFromSummary(summary);
     if (isSpentOneOff(job)) continue;
     if (job.foreign && filter.includeForeign === false) continue;

@@ -22,6 +22,7 @@ import {
   type ShownView,
 } from './job-view';
 import { FINISHED_MEMO_KEY } from './store/build-updates';
+import { listSchedulesReadable } from '../schedule-listing';
 
 /*
  * plan(): a jobs file against the namespace. Each listed job is described (strongly consistent) and
@@ -215,7 +216,7 @@ function planOne(
 async function listSetJobs(client: Client, set: string): Promise<string[]> {
   const ids: string[] = [];
   try {
-    for await (const s of client.schedule.list()) {
+    for await (const s of listSchedulesReadable(client)) {
       const memo = s.memo?.[SCHEDULE_MEMO_KEY] as Partial<JobMemo> | undefined;
       if (memo?.set === set) ids.push(s.scheduleId);
     }

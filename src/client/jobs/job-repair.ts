@@ -9,6 +9,7 @@ import { inLanes } from '../in-lanes';
 import { ourJobMemo } from './store/schedule-memo';
 import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
 import { dueBackfill, dueMarkOf } from './store/build-updates';
+import { listSchedulesReadable } from '../schedule-listing';
 
 /*
  * The reconciler of a job's two parts. A job is its schedule (whose record is the source of truth) and,
@@ -71,7 +72,7 @@ export async function findJobDisagreements(
   const settleMs = opts.settleMs ?? DEFAULT_SETTLE_MS;
   const now = Date.now();
   const jobIds: string[] = [];
-  for await (const s of client.schedule.list()) {
+  for await (const s of listSchedulesReadable(client)) {
     if (ourJobMemo(s.memo, s.action?.workflowType)) jobIds.push(s.scheduleId);
   }
   const watched = new Set<string>();
