@@ -21,14 +21,14 @@ function tolerantConverter(inner: PayloadConverter): PayloadConverter {
 }
 
 /**
- * The namespace's schedules, as `client.schedule.list()` gives them, except that a schedule whose memo
- * this client cannot decode (encrypted under a codec it lacks) comes with that memo undefined instead of
- * ending the whole listing with "Unknown encoding". Such a schedule reads as not one of ours: listings,
- * plans and repairs leave it alone rather than fail for every other job of the namespace.
+ * A client on the same connection that reads what it can of each listed schedule or workflow: a memo this
+ * client cannot decode (encrypted under a codec it lacks) comes back undefined instead of ending the whole
+ * listing with "Unknown encoding". Such an entry reads as not one of ours: listings, plans and repairs
+ * leave it alone rather than fail for every other job of the namespace. For listings only.
  */
-export function listSchedulesReadable(client: Client): AsyncIterable<ScheduleSummary> {
+export function readingClient(client: Client): Client {
   const dc: LoadedDataConverter = client.options.loadedDataConverter;
-  const reader = new Client({
+  return new Client({
     connection: client.connection,
     namespace: client.options.namespace,
     // A loaded converter is taken as it is (BaseClient checks isLoadedDataConverter); the type says DataConverter.
@@ -37,5 +37,9 @@ export function listSchedulesReadable(client: Client): AsyncIterable<ScheduleSum
       payloadConverter: tolerantConverter(dc.payloadConverter),
     } satisfies LoadedDataConverter as unknown as DataConverter,
   });
-  return reader.schedule.list();
+}
+
+/** The namespace's schedules, as `client.schedule.list()` gives them, read with {@link readingClient}. */
+export function listSchedulesReadable(client: Client): AsyncIterable<ScheduleSummary> {
+  return readingClient(client).schedule.list();
 }

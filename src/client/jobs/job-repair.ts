@@ -9,7 +9,7 @@ import { inLanes } from '../in-lanes';
 import { ourJobMemo } from './store/schedule-memo';
 import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
 import { dueBackfill, dueMarkOf } from './store/build-updates';
-import { listSchedulesReadable } from '../schedule-listing';
+import { listSchedulesReadable, readingClient } from '../schedule-listing';
 
 /*
  * The reconciler of a job's two parts. A job is its schedule (whose record is the source of truth) and,
@@ -77,7 +77,7 @@ export async function findJobDisagreements(
   }
   const watched = new Set<string>();
   const query = `WorkflowType = '${JOB_WATCHDOG_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
-  for await (const wf of client.workflow.list({ query })) watched.add(wf.workflowId);
+  for await (const wf of readingClient(client).workflow.list({ query })) watched.add(wf.workflowId);
 
   const found: JobDisagreement[] = [];
   const needing = new Set<string>();
