@@ -10,6 +10,7 @@ import { ourJobMemo } from './store/schedule-memo';
 import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
 import { dueBackfill, dueMarkOf } from './store/build-updates';
 import { listSchedulesReadable, readingClient } from '../schedule-listing';
+import { missingCodecError } from '../../codec/errors';
 
 /*
  * The reconciler of a job's two parts. A job is its schedule (whose record is the source of truth) and,
@@ -65,6 +66,20 @@ async function watchdogRunning(client: Client, jobId: string): Promise<boolean> 
  * (its due mark, see build-updates.ts) with no such run. Listings are only a first pass: every finding is
  * confirmed by a describe (strongly consistent) before it is reported, and sorted by job id.
  */
+/**
+ * The job's schedule, undefined when it is gone, or 'unreadable' when it is encrypted under a codec this
+ * client lacks: such a job (and its watchdog) cannot be judged here, and is left alone rather than failing
+ * the check for every other job or being taken for an orphan.
+ */
+async function describeJudgeable(client: Client, jobId: string) {
+  try {
+    return await describeScheduleIfAny(client, jobId);
+  } catch (err) {
+    if (missingCodecError(err)) return 'unreadable' as const;
+    throw err;
+  }
+}
+
 export async function findJobDisagreements(
   client: Client,
   opts: JobRepairOptions = {},
@@ -82,8 +97,8 @@ export async function findJobDisagreements(
   const found: JobDisagreement[] = [];
   const needing = new Set<string>();
   await inLanes(jobIds, DESCRIBE_CONCURRENCY, async (jobId) => {
-    const d = await describeScheduleIfAny(client, jobId);
-    if (!d) return;
+    const d = await describeJudgeable(client, jobId);
+    if (!d || d === 'unreadable') return;
     const settled = now - (d.info.lastUpdatedAt ?? d.info.createdAt).getTime() >= settleMs;
     if (needsWatchdog(d)) {
       needing.add(jobId);
@@ -111,8 +126,8 @@ export async function findJobDisagreements(
     .filter((jobId) => !needing.has(jobId));
   await inLanes(orphans, DESCRIBE_CONCURRENCY, async (jobId) => {
     // The listings are a moment old: the job may have been created since, or the watchdog ended.
-    const d = await describeScheduleIfAny(client, jobId);
-    if (needsWatchdog(d) || !(await watchdogRunning(client, jobId))) return;
+    const d = await describeJudgeable(client, jobId);
+    if (d === 'unreadable' || needsWatchdog(d) || !(await watchdogRunning(client, jobId))) return;
     found.push({
       jobId,
       kind: 'watchdog-orphaned',
