@@ -10,7 +10,11 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { OCCURRENCE_HEADER } from '../../src/workflows/idempotency/occurrence';
 import { temporal } from '@temporalio/proto';
 import { RUN_HEADER } from '../../src/workflows/idempotency/run-header';
-import { SEMAPHORE_LIVENESS_PATCH, SLOT_REASK_PATCH } from '../../src/workflows/semaphore/semaphore-defs';
+import {
+  SEMAPHORE_LIVENESS_PATCH,
+  SEMAPHORE_LOCAL_CHECK_PATCH,
+  SLOT_REASK_PATCH,
+} from '../../src/workflows/semaphore/semaphore-defs';
 
 /*
  * Replays histories recorded by an earlier interpreter (see record.ts) against today's bundled
@@ -42,7 +46,7 @@ const sinks = {
 };
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, dead letters, rate limit, concurrency key (and its liveness patches), local steps, a failing onFailure hook, steps served on other task queues', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity), local steps, a failing onFailure hook, steps served on other task queues', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'chain.json',
@@ -50,6 +54,8 @@ describe('replay of recorded histories', () => {
         'concurrency-key-reasked.json',
         'concurrency-semaphore.json',
         'concurrency-semaphore-checked.json',
+        'concurrency-key-reasked-local-check.json',
+        'concurrency-semaphore-checked-local-check.json',
         'dead-letter-filed.json',
         'dead-letter-keeper.json',
         'dead-letter-redriven.json',
@@ -327,6 +333,20 @@ describe('replay of recorded histories', () => {
         (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'tflowLiveHolders',
       ),
     ).toHaveLength(2);
+  });
+
+  it('behind its patch, the semaphore checks its holders in a local activity, never an activity task', async () => {
+    const semaphore = await readHistoryFile(path.join(dir, 'concurrency-semaphore-checked-local-check.json'));
+    const patches = semaphore.events
+      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
+      .filter((p) => p != null)
+      .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    expect(patches).toEqual([SEMAPHORE_LIVENESS_PATCH, SEMAPHORE_LOCAL_CHECK_PATCH]);
+    // The same two checks as concurrency-semaphore-checked.json, as local-activity markers.
+    expect(
+      semaphore.events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
+    ).toHaveLength(2);
+    expect(semaphore.events.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
   });
 
   it('detects a run whose recorded commands no longer match (the check can fail)', async () => {

@@ -11,6 +11,10 @@
  * - concurrency-semaphore-checked.json: the semaphore: a check when the first waiter asked, the check due a
  *   minute later (whatever came in between) that dropped the terminated waiter, the re-ask, the grant.
  *
+ * With an argument, the files are named `<name>-<argument>.json`: behind SEMAPHORE_LOCAL_CHECK_PATCH (the
+ * check as a local activity) the same runs were recorded with `local-check`:
+ * concurrency-key-reasked-local-check.json and concurrency-semaphore-checked-local-check.json.
+ *
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
@@ -31,6 +35,7 @@ const steps = {
 };
 
 async function main(): Promise<void> {
+  const suffix = process.argv[2] ? `-${process.argv[2]}` : '';
   const key = `key-${Date.now()}`;
   const oneAtATime = pipeline('liveness-recorded', {
     steps,
@@ -63,7 +68,7 @@ async function main(): Promise<void> {
       ['concurrency-key-reasked', await queued.fetchHistory()],
       ['concurrency-semaphore-checked', await semaphore.fetchHistory()],
     ] as const) {
-      const file = path.join(dir, `${name}.json`);
+      const file = path.join(dir, `${name}${suffix}.json`);
       await writeHistoryFile(file, history);
       console.log(
         `recorded ${name}: ${history.events?.length} events -> ${path.relative(process.cwd(), file)}`,

@@ -9,6 +9,7 @@ export {
   queueForSlotUpdate,
   releaseSlotSignal,
   SEMAPHORE_LIVENESS_PATCH,
+  SEMAPHORE_LOCAL_CHECK_PATCH,
   SEMAPHORE_WORKFLOW_TYPE,
   type SemaphoreActivities,
   type SemaphoreState,

@@ -67,6 +67,15 @@ export const SEMAPHORE_LIVENESS_PATCH = 'tflow-semaphore-liveness-checked';
  */
 export const SLOT_REASK_PATCH = 'tflow-concurrency-slot-reask';
 
+/**
+ * Patch of the semaphore's liveness check as a local activity (before, a regular activity on the worker's
+ * task queue): the runs that ask for a slot wait for the answer inside an activity of their own, so when
+ * every activity slot of the worker is taken by runs asking a full semaphore, a check queued behind them
+ * could not run until their asks timed out, again and again under a flood of runs. A local activity runs
+ * in the worker's local-activity slots, beside the semaphore's workflow task.
+ */
+export const SEMAPHORE_LOCAL_CHECK_PATCH = 'tflow-semaphore-local-check';
+
 /** Update: true when the slot is granted (idempotent for a holder that has it), false when the job is full. */
 export const acquireSlotUpdate = defineUpdate<boolean, [SlotRequest]>('acquireSlot');
 /** Signal: the run gives its slot back (sent from its `finally`, even on failure or cancellation). */

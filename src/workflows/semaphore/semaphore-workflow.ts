@@ -6,6 +6,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -15,6 +16,7 @@ import {
   queueForSlotUpdate,
   releaseSlotSignal,
   SEMAPHORE_LIVENESS_PATCH,
+  SEMAPHORE_LOCAL_CHECK_PATCH,
   slotGrantedSignal,
   waitingQuery,
   type SlotRequest,
@@ -32,10 +34,12 @@ const IDLE_MS = 5 * 60_000;
  */
 const LIVENESS_CHECK_MS = 60_000;
 
-const { tflowLiveHolders } = proxyActivities<SemaphoreActivities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5 },
-});
+const checkOptions = { startToCloseTimeout: '30s', retry: { maximumAttempts: 5 } } as const;
+const { tflowLiveHolders } = proxyActivities<SemaphoreActivities>(checkOptions);
+const local = proxyLocalActivities<SemaphoreActivities>(checkOptions);
+/** The liveness check, as a local activity behind {@link SEMAPHORE_LOCAL_CHECK_PATCH}. */
+const liveHolders = (asked: SlotHolder[]): Promise<string[]> =>
+  patched(SEMAPHORE_LOCAL_CHECK_PATCH) ? local.tflowLiveHolders(asked) : tflowLiveHolders(asked);
 
 const keyOf = (h: SlotHolder) => `${h.workflowId}/${h.runId}`;
 
@@ -89,7 +93,7 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
     checkDueAt = Date.now() + LIVENESS_CHECK_MS;
     let alive: Set<string>;
     try {
-      alive = new Set(await tflowLiveHolders(asked));
+      alive = new Set(await liveHolders(asked));
     } catch (err) {
       log.warn('could not check which slot holders still run; the next check frees them', {
         error: String(err),
