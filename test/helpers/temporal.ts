@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { createWorker, type Steps } from '../../src/worker/create-worker';
+import { createWorker, type CreateWorkerOptions, type Steps } from '../../src/worker/create-worker';
 import type { RunFinishedEvent } from '../../src/workflows/sinks';
 
 /** A client connected to the suite's server and a task queue of the test's own. */
@@ -18,7 +18,12 @@ export interface TestContext {
   /** Starts a worker with these steps on the test's task queue; stopped by {@link TestContext.close}. */
   startWorker(
     steps: Steps,
-    opts?: { onRunFinished?: (e: RunFinishedEvent) => void; codec?: PayloadCodec },
+    opts?: {
+      onRunFinished?: (e: RunFinishedEvent) => void;
+      codec?: PayloadCodec;
+      /** Other Temporal worker options, e.g. fewer activity slots. */
+      workerOptions?: CreateWorkerOptions['workerOptions'];
+    },
   ): Promise<Worker>;
   close(): Promise<void>;
 }
@@ -54,6 +59,7 @@ export async function connectTest(name: string): Promise<TestContext> {
         workflowBundle: { codePath: inject('workflowBundlePath') },
         ...(opts.onRunFinished ? { onRunFinished: opts.onRunFinished } : {}),
         ...(opts.codec ? { codec: opts.codec } : {}),
+        ...(opts.workerOptions ? { workerOptions: opts.workerOptions } : {}),
       });
       running.push({ worker, done: worker.run() });
       return worker;

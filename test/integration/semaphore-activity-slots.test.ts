@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { PipelineClient, type PipelineRunHandle } from '../../src/client/runs/pipeline-client';
-import { createWorker } from '../../src/worker/create-worker';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { concurrencySemaphoreId, waitingQuery } from '../../src/workflows/semaphore/semaphore-defs';
 import type { temporal } from '@temporalio/proto';
@@ -43,22 +41,17 @@ const ASKERS = 6;
 let t: TestContext;
 let client: PipelineClient;
 let scheduler: PipelineScheduler;
-let worker: Worker;
-let done: Promise<void>;
 
 beforeAll(async () => {
   t = await connectTest('semaphore-slots');
-  worker = await createWorker({
-    connection: t.nativeConnection,
-    namespace: t.namespace,
-    taskQueue: t.taskQueue,
-    steps,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-    workerOptions: { maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS },
-  });
-  done = worker.run();
+  await t.startWorker(steps, { workerOptions: { maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS } });
   client = new PipelineClient(t.client, { taskQueue: t.taskQueue, steps });
   scheduler = new PipelineScheduler(t.client, { taskQueue: t.taskQueue, steps });
+});
+
+afterAll(async () => {
+  opened.add('*');
+  await t?.close();
 });
 
 /** Attempts of each start of `activity` in a history, and how many of its tasks timed out. */
@@ -78,13 +71,6 @@ function asks(history: temporal.api.history.v1.IHistory, activity: string) {
     ).length,
   };
 }
-
-afterAll(async () => {
-  opened.add('*');
-  worker?.shutdown();
-  await done;
-  await t?.close();
-});
 
 describe('a semaphore on a worker whose activity slots are all taken by runs asking', () => {
   it('checks its holders without an activity slot: every ask is answered at its first attempt', async () => {

@@ -22,6 +22,13 @@ import {
  * change with `patched()` instead of re-recording.
  */
 const dir = path.join(__dirname, 'histories');
+
+/** The ids of the patches a history recorded, in order. */
+const patchesOf = (h: temporal.api.history.v1.IHistory) =>
+  (h.events ?? [])
+    .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
+    .filter((p) => p != null)
+    .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
 function replayOptions(traced = false) {
@@ -174,10 +181,7 @@ describe('replay of recorded histories', () => {
 
   it('a failed run files its dead letter behind a patch; its redrive signals the keeper when it completes', async () => {
     const filed = await readHistoryFile(path.join(dir, 'dead-letter-filed.json'));
-    const patches = filed.events
-      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
-      .filter((p) => p != null)
-      .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    const patches = patchesOf(filed);
     expect(patches).toEqual(['tflow-dead-letter-keeper']);
     expect(
       filed.events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean),
@@ -198,10 +202,7 @@ describe('replay of recorded histories', () => {
   it('a watchdog at rest: behind its patch, a completed run costs it no timer command, and it reads its job only at a deadline, a nominal time or a change', async () => {
     const history = await readHistoryFile(path.join(dir, 'job-watchdog-at-rest.json'));
     const events = history.events;
-    const patches = events
-      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
-      .filter((p) => p != null)
-      .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    const patches = patchesOf(history);
     expect(patches).toEqual(['tflow-watchdog-at-rest', 'tflow-watchdog-obeys-schedule']);
     // Between a runSucceeded signal and the next timer firing or signal: no timer cancelled or started
     // while the job is not silent (the two triggered runs before the first deadline).
@@ -251,10 +252,7 @@ describe('replay of recorded histories', () => {
   it('a failing onFailure hook is scheduled for one attempt behind a patch; runs recorded before keep three', async () => {
     const hookOf = async (file: string) => {
       const history = await readHistoryFile(path.join(dir, file));
-      const patches = history.events
-        .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
-        .filter((p) => p != null)
-        .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+      const patches = patchesOf(history);
       const hook = history.events
         .map((e) => e.activityTaskScheduledEventAttributes)
         .filter((a) => a?.activityId === 'onFailure');
@@ -269,10 +267,7 @@ describe('replay of recorded histories', () => {
 
   it('a run of a job near the end of its horizon renews it behind a patch, beside its steps', async () => {
     const run = await readHistoryFile(path.join(dir, 'scheduled-horizon-renewed.json'));
-    const patches = run.events
-      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
-      .filter((p) => p != null)
-      .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    const patches = patchesOf(run);
     expect(patches).toEqual(['tflow-horizon-renewal']);
     // Both scheduled in the same workflow task: the renewal does not hold up the step.
     const scheduled = run.events.filter((e) => e.activityTaskScheduledEventAttributes);
@@ -312,11 +307,6 @@ describe('replay of recorded histories', () => {
   });
 
   it('behind their patches, a queued run asks its semaphore again, and the semaphore checks on a deadline', async () => {
-    const patchesOf = (h: temporal.api.history.v1.History) =>
-      h.events
-        .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
-        .filter((p) => p != null)
-        .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
     const run = await readHistoryFile(path.join(dir, 'concurrency-key-reasked.json'));
     expect(patchesOf(run)).toEqual([SLOT_REASK_PATCH]);
     expect(
@@ -337,10 +327,7 @@ describe('replay of recorded histories', () => {
 
   it('behind its patch, the semaphore checks its holders in a local activity, never an activity task', async () => {
     const semaphore = await readHistoryFile(path.join(dir, 'concurrency-semaphore-checked-local-check.json'));
-    const patches = semaphore.events
-      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0])
-      .filter((p) => p != null)
-      .map((p) => defaultPayloadConverter.fromPayload<{ id: string }>(p).id);
+    const patches = patchesOf(semaphore);
     expect(patches).toEqual([SEMAPHORE_LIVENESS_PATCH, SEMAPHORE_LOCAL_CHECK_PATCH]);
     // The same two checks as concurrency-semaphore-checked.json, as local-activity markers.
     expect(
