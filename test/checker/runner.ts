@@ -212,7 +212,13 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     const id = `ck-${tag}-${++serial}`;
     const { scheduler } = anyClient();
     // At most MAX_LIVE_JOBS at once (a long run would otherwise pile up hundreds): the oldest goes first.
-    const live = h.jobs.filter((j) => !j.states.some((s) => s.kind === 'remove'));
+    // A job stays live until a remove succeeds or finds it gone (a remove that failed under a fault is
+    // tried again by the next create); one whose create is still in flight is not picked yet.
+    const gone = (j: JobLife) =>
+      j.states.some(
+        (s) => s.kind === 'remove' && (s.t1 === 0 || s.ok || /JobNotFoundError/.test(s.error ?? '')),
+      );
+    const live = h.jobs.filter((j) => j.create.t1 > 0 && !gone(j));
     if (live.length >= MAX_LIVE_JOBS) {
       const oldest = live[0]!;
       // Marked before the call: creates in flight at once each pick a different job to remove.
