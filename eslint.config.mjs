@@ -185,6 +185,7 @@ export default tseslint.config(
       'vitest.config.mts',
       'vitest.cluster.config.mts',
       'vitest.tracing.config.mts',
+      'vitest.resolve.mts',
     ],
   },
   js.configs.recommended,

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { resolve } from './vitest.resolve.mjs';
 
 /*
  * `npm run test:cluster`: the integration and chaos suites against a production-shaped cluster (Temporal
@@ -19,6 +20,7 @@ export default defineConfig({
     reporters: ['default', './test/cluster/harness/phase-reporter.ts'],
     projects: [
       {
+        resolve,
         test: {
           ...common,
           name: 'suite',
@@ -37,6 +39,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           ...common,
           name: 'faults',
