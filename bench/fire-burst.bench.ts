@@ -20,7 +20,8 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { readEnv } from '../src/config';
 import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
 import { pipeline } from '../src/pipeline';
-import { createWorker, WORKFLOWS_PATH } from '../src/worker/create-worker';
+import { createWorker } from '../src/worker/create-worker';
+import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
 import { recordingSteps } from './burst-steps';
 import { ownCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
 
@@ -77,7 +78,8 @@ async function main(): Promise<void> {
   const serverPid = pidListeningOn(Number(address.split(':').pop()));
   const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} };
   const [oursBundle, rawBundle] = await Promise.all([
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet }),
+    // What createWorker builds: temporal-flow's interceptor modules included (without them it warns).
+    buildWorkflowBundle(quiet),
     bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'burst-baseline-workflow.ts'), logger: quiet }),
   ]);
   const native = await NativeConnection.connect({ address });
