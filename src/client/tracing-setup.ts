@@ -15,7 +15,7 @@ import { Client } from '@temporalio/client';
 import type * as OtelClient from '@temporalio/interceptors-opentelemetry/lib/client';
 import type { TracingEnv } from '../config';
 import { InvalidArgumentError } from '../errors';
-import type { Tracing, TracingOptions } from './tracing';
+import type { Tracing, TracingOptions } from './tracing-types';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- each package is loaded when tracing is first on */
 /** The OpenTelemetry packages, loaded on first use: importing this file loads none of them. */

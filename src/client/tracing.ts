@@ -5,40 +5,14 @@
  * for, and free when off: both files import OpenTelemetry as types only; the SDK and the exporters are
  * loaded the first time a `tracing` option turns tracing on.
  */
-import type { Tracer } from '@opentelemetry/api';
-import type { Resource } from '@opentelemetry/resources';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Client } from '@temporalio/client';
 import { readTracingEnv } from '../config';
 import * as setup from './tracing-setup';
+import type { Tracing, TracingOption, TracingOptions } from './tracing-types';
+
+export type { Tracing, TracingOption, TracingOptions } from './tracing-types';
 
 export { TRACE_ATTRIBUTES } from '../workflows/tracing/tracing-defs';
-
-/**
- * Tracing of a worker or client. `true`: spans go where the standard OTEL_* variables say (OTLP over HTTP,
- * see docs/tracing.md). An object: your own span processor and resource (tests, a no-op, your own SDK
- * setup). `false` or absent: off, at no cost (no interceptor is installed).
- */
-export type TracingOption = boolean | TracingOptions;
-
-export interface TracingOptions {
-  /**
-   * Where finished spans go (e.g. a `BatchSpanProcessor` around your exporter). @default a batch
-   * processor exporting as the OTEL_* variables say
-   */
-  spanProcessor?: SpanProcessor;
-  /** Resource of this process's spans. @default `service.name` from OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES, else `temporal-flow` */
-  resource?: Resource;
-}
-
-/** A resolved tracing setup: what Temporal's interceptors and the workflow span sink are given. */
-export interface Tracing {
-  readonly tracer: Tracer;
-  readonly spanProcessor: SpanProcessor;
-  readonly resource: Resource;
-  /** Sends the spans still buffered (a worker calls it when it stops). */
-  forceFlush(): Promise<void>;
-}
 
 let fromEnv: Tracing | null | undefined;
 const fromOptions = new WeakMap<TracingOptions, Tracing>();
