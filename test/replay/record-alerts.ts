@@ -13,7 +13,6 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { pipeline } from '../../src/pipeline';
 import { watchdogWorkflowId, watchdogStateQuery } from '../../src/workflows/alerts/watchdog-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
@@ -29,7 +28,7 @@ function oneOccurrence(): { from: Date; to: Date } {
 }
 
 async function main(): Promise<void> {
-  await withWatchdogRecording(steps, async ({ client, scheduler }) => {
+  await withWatchdogRecording(steps, async ({ client, scheduler, pausedJob }) => {
     const closedRuns = (jobId: string, n: number) =>
       waitFor(
         `${n} closed run(s) of ${jobId}`,
@@ -42,43 +41,31 @@ async function main(): Promise<void> {
         },
         30_000,
       );
-    const work = pipeline('scheduled-alerts', { steps }).step('add');
+    /** Backfills one occurrence of `jobId`, writes its run's history to `file`, and removes the job. */
+    const recordBackfilledRun = async (jobId: string, file: string) => {
+      await scheduler.backfillJob(jobId, oneOccurrence());
+      const [run] = await closedRuns(jobId, 1);
+      await writeHistoryFile(path.join(dir, file), await run!.fetchHistory());
+      await scheduler.removeJob(jobId);
+    };
 
-    const late = await scheduler.scheduleInterval(work, {
-      jobId: 'replay-alerts-late',
-      every: '10s',
-      paused: true,
-      args: [1],
+    const late = await pausedJob('replay-alerts-late', '10s', {
       onMissed: 'notify',
       onLate: 'notify',
       lateAfter: '2s',
       onSilent: 'notify',
       expectSuccessWithin: '1h',
     });
-    await scheduler.backfillJob(late, oneOccurrence());
-    const [lateRun] = await closedRuns(late, 1);
-    await writeHistoryFile(path.join(dir, 'scheduled-alerts-late.json'), await lateRun!.fetchHistory());
-    await scheduler.removeJob(late);
+    await recordBackfilledRun(late, 'scheduled-alerts-late.json');
 
-    const missed = await scheduler.scheduleInterval(work, {
-      jobId: 'replay-alerts-missed',
-      every: '10s',
-      paused: true,
-      args: [1],
+    const missed = await pausedJob('replay-alerts-missed', '10s', {
       coalesce: false,
       misfireGraceTime: '2s',
       onMissed: 'notify',
     });
-    await scheduler.backfillJob(missed, oneOccurrence());
-    const [missedRun] = await closedRuns(missed, 1);
-    await writeHistoryFile(path.join(dir, 'scheduled-alerts-missed.json'), await missedRun!.fetchHistory());
-    await scheduler.removeJob(missed);
+    await recordBackfilledRun(missed, 'scheduled-alerts-missed.json');
 
-    const silent = await scheduler.scheduleInterval(work, {
-      jobId: 'replay-alerts-watchdog',
-      every: '1h',
-      paused: true,
-      args: [1],
+    const silent = await pausedJob('replay-alerts-watchdog', '1h', {
       onSilent: 'notify',
       expectSuccessWithin: '3s',
     });

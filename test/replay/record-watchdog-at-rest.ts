@@ -14,7 +14,6 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { pipeline } from '../../src/pipeline';
 import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
@@ -24,8 +23,7 @@ import { runScript, withWatchdogRecording } from './recording-env';
 const dir = path.join(__dirname, 'histories');
 
 async function main(): Promise<void> {
-  await withWatchdogRecording(steps, async ({ client, scheduler }) => {
-    const work = pipeline('scheduled-alerts', { steps }).step('add');
+  await withWatchdogRecording(steps, async ({ client, scheduler, work }) => {
     // A daily time 5.5 to 6.5 minutes from now, in UTC: the counters' read after it (30 s on) then
     // comes before the dead-man deadline that follows its run (45 s on).
     const nominal = new Date(Math.ceil((Date.now() + 5.5 * 60_000) / 60_000) * 60_000);

@@ -14,7 +14,6 @@
 import path from 'node:path';
 import { updateJob } from '../../src/client/jobs/store/send-update';
 import { modifyUpdate } from '../../src/client/jobs/store/build-updates';
-import { pipeline } from '../../src/pipeline';
 import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
@@ -24,13 +23,8 @@ import { runScript, withWatchdogRecording } from './recording-env';
 const dir = path.join(__dirname, 'histories');
 
 async function main(): Promise<void> {
-  await withWatchdogRecording(steps, async ({ client, scheduler }) => {
-    const work = pipeline('scheduled-alerts', { steps }).step('add');
-    const jobId = await scheduler.scheduleInterval(work, {
-      jobId: 'replay-watchdog-obeys',
-      every: '1h',
-      paused: true,
-      args: [1],
+  await withWatchdogRecording(steps, async ({ client, scheduler, pausedJob }) => {
+    const jobId = await pausedJob('replay-watchdog-obeys', '1h', {
       onSilent: 'notify',
       expectSuccessWithin: '3s',
     });

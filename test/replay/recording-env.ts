@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import { PipelineScheduler, type IntervalJobOptions } from '../../src/client/jobs/pipeline-scheduler';
 import { readEnv } from '../../src/config';
 import { DevServer } from '../../src/devserver';
+import { pipeline, type PipelineLike } from '../../src/pipeline';
 import { createWorker, type CreateWorkerOptions, type Steps } from '../../src/worker/create-worker';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 
@@ -52,10 +53,18 @@ export async function withRecordingWorker(
   }
 }
 
-/** What a recording script of jobs with watchdogs gets: {@link RecordingEnv} and a scheduler. */
+/** What a recording script of jobs with watchdogs gets: {@link RecordingEnv}, a scheduler and a pipeline. */
 export interface WatchdogRecordingEnv extends RecordingEnv {
   /** Writes jobs whose runs go to the task queue and whose watchdogs go to `<taskQueue>-watchdog`. */
   scheduler: PipelineScheduler;
+  /** The jobs' pipeline: `scheduled-alerts`, the one step `add`. */
+  work: PipelineLike;
+  /** Writes a paused job of {@link work} (of 1) every `every`, with `options` (its alerts and policies). */
+  pausedJob: (
+    jobId: string,
+    every: IntervalJobOptions['every'],
+    options?: Omit<IntervalJobOptions, 'jobId' | 'every' | 'paused' | 'args'>,
+  ) => Promise<string>;
 }
 
 /**
@@ -79,7 +88,10 @@ export async function withWatchdogRecording(
         steps,
         watchdogTaskQueue,
       });
-      await record({ ...env, scheduler });
+      const work = pipeline('scheduled-alerts', { steps }).step('add');
+      const pausedJob: WatchdogRecordingEnv['pausedJob'] = (jobId, every, options) =>
+        scheduler.scheduleInterval(work, { jobId, every, paused: true, args: [1], ...options });
+      await record({ ...env, scheduler, work, pausedJob });
     });
   });
 }
