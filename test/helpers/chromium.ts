@@ -1,9 +1,12 @@
+import { chromium, type Browser } from 'playwright-core';
+import { readEnv } from '../../src/config';
 import { aptGetUpdatingOnce, findTool, type FoundTool, versionOf } from './find-tool';
 
 export { APT_TIMEOUT_MS } from './find-tool';
 
 /*
- * The browser of the Temporal UI test (test/integration/temporal-ui.test.ts), found or installed the way the
+ * The browser of the Temporal UI and Jaeger tests (test/integration/temporal-ui.test.ts,
+ * test/tracing/tracing-jaeger.test.ts), found or installed the way the
  * Temporal CLI is (src/devserver/find-cli.ts): an explicit path, then PATH, then an install, and when none
  * works an error saying, on one line, what was tried. Never a silent skip: a machine that cannot have a
  * browser fails that test with the reason.
@@ -95,4 +98,26 @@ export async function ensureChromium(opts: EnsureChromiumOptions): Promise<Found
   const installed = await installChromium(opts);
   if (installed.chromium) return installed.chromium;
   throw new ChromiumNotFoundError([...found.tried, ...installed.tried]);
+}
+
+/** The flags the browser tests launch Chromium with: no sandbox (root in a container), no GPU, no traffic of its own. */
+const HEADLESS_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Launches headless Chromium for a browser test: the browser {@link ensureChromium} finds or installs as
+ * `CHROMIUM` and PATH (src/config.ts) say, with {@link HEADLESS_ARGS}. Installing can take minutes: give the
+ * caller's hook or test a deadline of `3 * APT_TIMEOUT_MS + 60_000`.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const env = readEnv();
+  const found = await ensureChromium({ explicitPath: env.chromium, searchPath: env.path });
+  return chromium.launch({ executablePath: found.path, args: HEADLESS_ARGS });
 }

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { readEnv } from '../../src/config';
@@ -9,7 +9,7 @@ import { DevServer } from '../../src/devserver';
 import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { pipeline } from '../../src/pipeline';
 import { createWorker } from '../../src/worker/create-worker';
-import { APT_TIMEOUT_MS, ensureChromium } from '../helpers/chromium';
+import { APT_TIMEOUT_MS, launchChromium } from '../helpers/chromium';
 import { connectTest, type TestContext } from '../helpers/temporal';
 
 /*
@@ -46,20 +46,7 @@ const steps = {
 // Its own hook and deadline: installing Debian's package takes minutes on a machine without a browser.
 beforeAll(
   async () => {
-    const env = readEnv();
-    const found = await ensureChromium({ explicitPath: env.chromium, searchPath: env.path });
-    browser = await chromium.launch({
-      executablePath: found.path,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   },
   3 * APT_TIMEOUT_MS + 60_000,
 );

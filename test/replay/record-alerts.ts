@@ -13,14 +13,11 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
-import { pipeline } from '../../src/pipeline';
-import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { watchdogWorkflowId, watchdogStateQuery } from '../../src/workflows/alerts/watchdog-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
 import { steps } from './record';
-import { runScript, withRecordingWorker } from './recording-env';
+import { runScript, withWatchdogRecording } from './recording-env';
 
 const dir = path.join(__dirname, 'histories');
 
@@ -31,81 +28,59 @@ function oneOccurrence(): { from: Date; to: Date } {
 }
 
 async function main(): Promise<void> {
-  await withRecordingWorker(steps, async ({ client, taskQueue, nativeConnection }) => {
-    const watchdogTaskQueue = `${taskQueue}-watchdog`;
-    const watchdogWorker = await createWatchdogWorker({
-      connection: nativeConnection,
-      taskQueue: watchdogTaskQueue,
-      alerts: { notify: () => steps.notify() },
-    });
-    await watchdogWorker.runUntil(async () => {
-      const scheduler = new PipelineScheduler(client, { taskQueue, steps, watchdogTaskQueue });
-      const closedRuns = (jobId: string, n: number) =>
-        waitFor(
-          `${n} closed run(s) of ${jobId}`,
-          async () => {
-            const closed = [];
-            for await (const wf of client.workflow.list({ query: `TemporalScheduledById = '${jobId}'` })) {
-              if (wf.status.name !== 'RUNNING')
-                closed.push(client.workflow.getHandle(wf.workflowId, wf.runId));
-            }
-            return closed.length >= n ? closed : undefined;
-          },
-          30_000,
-        );
-      const work = pipeline('scheduled-alerts', { steps }).step('add');
-
-      const late = await scheduler.scheduleInterval(work, {
-        jobId: 'replay-alerts-late',
-        every: '10s',
-        paused: true,
-        args: [1],
-        onMissed: 'notify',
-        onLate: 'notify',
-        lateAfter: '2s',
-        onSilent: 'notify',
-        expectSuccessWithin: '1h',
-      });
-      await scheduler.backfillJob(late, oneOccurrence());
-      const [lateRun] = await closedRuns(late, 1);
-      await writeHistoryFile(path.join(dir, 'scheduled-alerts-late.json'), await lateRun!.fetchHistory());
-      await scheduler.removeJob(late);
-
-      const missed = await scheduler.scheduleInterval(work, {
-        jobId: 'replay-alerts-missed',
-        every: '10s',
-        paused: true,
-        args: [1],
-        coalesce: false,
-        misfireGraceTime: '2s',
-        onMissed: 'notify',
-      });
-      await scheduler.backfillJob(missed, oneOccurrence());
-      const [missedRun] = await closedRuns(missed, 1);
-      await writeHistoryFile(path.join(dir, 'scheduled-alerts-missed.json'), await missedRun!.fetchHistory());
-      await scheduler.removeJob(missed);
-
-      const silent = await scheduler.scheduleInterval(work, {
-        jobId: 'replay-alerts-watchdog',
-        every: '1h',
-        paused: true,
-        args: [1],
-        onSilent: 'notify',
-        expectSuccessWithin: '3s',
-      });
-      const watchdog = client.workflow.getHandle(watchdogWorkflowId(silent));
-      await waitFor('the job to go silent', async () =>
-        (await watchdog.query(watchdogStateQuery)).silent ? true : undefined,
+  await withWatchdogRecording(steps, async ({ client, scheduler, pausedJob }) => {
+    const closedRuns = (jobId: string, n: number) =>
+      waitFor(
+        `${n} closed run(s) of ${jobId}`,
+        async () => {
+          const closed = [];
+          for await (const wf of client.workflow.list({ query: `TemporalScheduledById = '${jobId}'` })) {
+            if (wf.status.name !== 'RUNNING') closed.push(client.workflow.getHandle(wf.workflowId, wf.runId));
+          }
+          return closed.length >= n ? closed : undefined;
+        },
+        30_000,
       );
-      await scheduler.triggerJob(silent);
-      await closedRuns(silent, 1);
-      await waitFor('the job to recover', async () =>
-        (await watchdog.query(watchdogStateQuery)).silent ? undefined : true,
-      );
-      await scheduler.removeJob(silent);
-      await watchdog.result();
-      await writeHistoryFile(path.join(dir, 'job-watchdog.json'), await watchdog.fetchHistory());
+    /** Backfills one occurrence of `jobId`, writes its run's history to `file`, and removes the job. */
+    const recordBackfilledRun = async (jobId: string, file: string) => {
+      await scheduler.backfillJob(jobId, oneOccurrence());
+      const [run] = await closedRuns(jobId, 1);
+      await writeHistoryFile(path.join(dir, file), await run!.fetchHistory());
+      await scheduler.removeJob(jobId);
+    };
+
+    const late = await pausedJob('replay-alerts-late', '10s', {
+      onMissed: 'notify',
+      onLate: 'notify',
+      lateAfter: '2s',
+      onSilent: 'notify',
+      expectSuccessWithin: '1h',
     });
+    await recordBackfilledRun(late, 'scheduled-alerts-late.json');
+
+    const missed = await pausedJob('replay-alerts-missed', '10s', {
+      coalesce: false,
+      misfireGraceTime: '2s',
+      onMissed: 'notify',
+    });
+    await recordBackfilledRun(missed, 'scheduled-alerts-missed.json');
+
+    const silent = await pausedJob('replay-alerts-watchdog', '1h', {
+      onSilent: 'notify',
+      expectSuccessWithin: '3s',
+    });
+    const watchdog = client.workflow.getHandle(watchdogWorkflowId(silent));
+    await waitFor('the job to go silent', async () =>
+      (await watchdog.query(watchdogStateQuery)).silent ? true : undefined,
+    );
+    await scheduler.triggerJob(silent);
+    await closedRuns(silent, 1);
+    await waitFor('the job to recover', async () =>
+      (await watchdog.query(watchdogStateQuery)).silent ? undefined : true,
+    );
+    await scheduler.removeJob(silent);
+    await watchdog.result();
+    await writeHistoryFile(path.join(dir, 'job-watchdog.json'), await watchdog.fetchHistory());
     console.log('recorded scheduled-alerts-late.json, scheduled-alerts-missed.json, job-watchdog.json');
   });
 }

@@ -14,74 +14,61 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
-import { pipeline } from '../../src/pipeline';
-import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
 import { steps } from './record';
-import { runScript, withRecordingWorker } from './recording-env';
+import { runScript, withWatchdogRecording } from './recording-env';
 
 const dir = path.join(__dirname, 'histories');
 
 async function main(): Promise<void> {
-  await withRecordingWorker(steps, async ({ client, taskQueue, nativeConnection }) => {
-    const watchdogTaskQueue = `${taskQueue}-watchdog`;
-    const watchdogWorker = await createWatchdogWorker({
-      connection: nativeConnection,
-      taskQueue: watchdogTaskQueue,
-      alerts: { notify: () => steps.notify() },
+  await withWatchdogRecording(steps, async ({ client, scheduler, work }) => {
+    // A daily time 5.5 to 6.5 minutes from now, in UTC: the counters' read after it (30 s on) then
+    // comes before the dead-man deadline that follows its run (45 s on).
+    const nominal = new Date(Math.ceil((Date.now() + 5.5 * 60_000) / 60_000) * 60_000);
+    const jobId = await scheduler.schedule(work, {
+      jobId: 'replay-watchdog-at-rest',
+      cron: `${nominal.getUTCMinutes()} ${nominal.getUTCHours()} * * *`,
+      timezone: 'UTC',
+      args: [1],
+      onSilent: 'notify',
+      onMissed: 'notify',
+      expectSuccessWithin: '45s',
     });
-    await watchdogWorker.runUntil(async () => {
-      const scheduler = new PipelineScheduler(client, { taskQueue, steps, watchdogTaskQueue });
-      const work = pipeline('scheduled-alerts', { steps }).step('add');
-      // A daily time 5.5 to 6.5 minutes from now, in UTC: the counters' read after it (30 s on) then
-      // comes before the dead-man deadline that follows its run (45 s on).
-      const nominal = new Date(Math.ceil((Date.now() + 5.5 * 60_000) / 60_000) * 60_000);
-      const jobId = await scheduler.schedule(work, {
-        jobId: 'replay-watchdog-at-rest',
-        cron: `${nominal.getUTCMinutes()} ${nominal.getUTCHours()} * * *`,
-        timezone: 'UTC',
-        args: [1],
-        onSilent: 'notify',
-        onMissed: 'notify',
-        expectSuccessWithin: '45s',
-      });
-      const watchdog = client.workflow.getHandle(watchdogWorkflowId(jobId));
-      const state = () => watchdog.query(watchdogStateQuery);
-      const started = await waitFor('the watchdog to read the job', async () => {
+    const watchdog = client.workflow.getHandle(watchdogWorkflowId(jobId));
+    const state = () => watchdog.query(watchdogStateQuery);
+    const started = await waitFor('the watchdog to read the job', async () => {
+      const s = await state();
+      return s.config?.expectSuccessWithinMs === 45_000 && s.countsDueAt ? s : undefined;
+    });
+    console.log(`nominal ${nominal.toISOString()}, counts due ${started.countsDueAt}`);
+    for (let i = 0; i < 2; i++) {
+      const before = (await state()).lastSuccessAt;
+      await new Promise((r) => setTimeout(r, 4_000));
+      await scheduler.triggerJob(jobId);
+      await waitFor(`triggered run ${i + 1} to move the last success`, async () =>
+        (await state()).lastSuccessAt > before ? true : undefined,
+      );
+    }
+    await waitFor('the job to go silent', async () => ((await state()).silent ? true : undefined), 90_000);
+    console.log('silent; waiting for the nominal run');
+    await waitFor(
+      'the nominal run to recover it',
+      async () => ((await state()).silent ? undefined : true),
+      7 * 60_000,
+    );
+    await waitFor(
+      'the counts to be read after the nominal time',
+      async () => {
         const s = await state();
-        return s.config?.expectSuccessWithinMs === 45_000 && s.countsDueAt ? s : undefined;
-      });
-      console.log(`nominal ${nominal.toISOString()}, counts due ${started.countsDueAt}`);
-      for (let i = 0; i < 2; i++) {
-        const before = (await state()).lastSuccessAt;
-        await new Promise((r) => setTimeout(r, 4_000));
-        await scheduler.triggerJob(jobId);
-        await waitFor(`triggered run ${i + 1} to move the last success`, async () =>
-          (await state()).lastSuccessAt > before ? true : undefined,
-        );
-      }
-      await waitFor('the job to go silent', async () => ((await state()).silent ? true : undefined), 90_000);
-      console.log('silent; waiting for the nominal run');
-      await waitFor(
-        'the nominal run to recover it',
-        async () => ((await state()).silent ? undefined : true),
-        7 * 60_000,
-      );
-      await waitFor(
-        'the counts to be read after the nominal time',
-        async () => {
-          const s = await state();
-          return s.countsAt && Date.parse(s.countsAt) > nominal.getTime() ? true : undefined;
-        },
-        7 * 60_000,
-      );
-      await scheduler.removeJob(jobId);
-      await watchdog.result();
-      await writeHistoryFile(path.join(dir, 'job-watchdog-at-rest.json'), await watchdog.fetchHistory());
-    });
+        return s.countsAt && Date.parse(s.countsAt) > nominal.getTime() ? true : undefined;
+      },
+      7 * 60_000,
+    );
+    await scheduler.removeJob(jobId);
+    await watchdog.result();
+    await writeHistoryFile(path.join(dir, 'job-watchdog-at-rest.json'), await watchdog.fetchHistory());
     console.log('recorded job-watchdog-at-rest.json');
   });
 }

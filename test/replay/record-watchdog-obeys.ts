@@ -12,61 +12,41 @@
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */
 import path from 'node:path';
-import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { updateJob } from '../../src/client/jobs/store/send-update';
 import { modifyUpdate } from '../../src/client/jobs/store/build-updates';
-import { pipeline } from '../../src/pipeline';
-import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { waitFor } from '../helpers/wait-for';
 import { writeHistoryFile } from './history-file';
 import { steps } from './record';
-import { runScript, withRecordingWorker } from './recording-env';
+import { runScript, withWatchdogRecording } from './recording-env';
 
 const dir = path.join(__dirname, 'histories');
 
 async function main(): Promise<void> {
-  await withRecordingWorker(steps, async ({ client, taskQueue, nativeConnection }) => {
-    const watchdogTaskQueue = `${taskQueue}-watchdog`;
-    const watchdogWorker = await createWatchdogWorker({
-      connection: nativeConnection,
-      taskQueue: watchdogTaskQueue,
-      alerts: { notify: () => steps.notify() },
+  await withWatchdogRecording(steps, async ({ client, scheduler, pausedJob }) => {
+    const jobId = await pausedJob('replay-watchdog-obeys', '1h', {
+      onSilent: 'notify',
+      expectSuccessWithin: '3s',
     });
-    await watchdogWorker.runUntil(async () => {
-      const scheduler = new PipelineScheduler(client, { taskQueue, steps, watchdogTaskQueue });
-      const work = pipeline('scheduled-alerts', { steps }).step('add');
-      const jobId = await scheduler.scheduleInterval(work, {
-        jobId: 'replay-watchdog-obeys',
-        every: '1h',
-        paused: true,
-        args: [1],
-        onSilent: 'notify',
-        expectSuccessWithin: '3s',
-      });
-      const watchdog = client.workflow.getHandle(watchdogWorkflowId(jobId));
-      const state = () => watchdog.query(watchdogStateQuery);
-      await waitFor('the watchdog to read the job', async () =>
-        (await state()).config?.expectSuccessWithinMs === 3_000 ? true : undefined,
-      );
-      // A write the watchdog is not told of (as when its writer dies before the signal).
-      await updateJob(client, jobId, (d) =>
-        modifyUpdate(jobId, d, { alerts: { expectSuccessWithin: '6s' }, policies: {} }),
-      );
-      await waitFor('the watchdog to adopt 6 s at its 3 s deadline', async () =>
-        (await state()).config?.expectSuccessWithinMs === 6_000 ? true : undefined,
-      );
-      await waitFor('the job to go silent', async () => ((await state()).silent ? true : undefined), 30_000);
-      await scheduler.triggerJob(jobId);
-      await waitFor('the job to recover', async () => ((await state()).silent ? undefined : true), 30_000);
-      // Deleted without a signal: the watchdog finds out at its next deadline.
-      await client.schedule.getHandle(jobId).delete();
-      await watchdog.result();
-      await writeHistoryFile(
-        path.join(dir, 'job-watchdog-obeys-schedule.json'),
-        await watchdog.fetchHistory(),
-      );
-    });
+    const watchdog = client.workflow.getHandle(watchdogWorkflowId(jobId));
+    const state = () => watchdog.query(watchdogStateQuery);
+    await waitFor('the watchdog to read the job', async () =>
+      (await state()).config?.expectSuccessWithinMs === 3_000 ? true : undefined,
+    );
+    // A write the watchdog is not told of (as when its writer dies before the signal).
+    await updateJob(client, jobId, (d) =>
+      modifyUpdate(jobId, d, { alerts: { expectSuccessWithin: '6s' }, policies: {} }),
+    );
+    await waitFor('the watchdog to adopt 6 s at its 3 s deadline', async () =>
+      (await state()).config?.expectSuccessWithinMs === 6_000 ? true : undefined,
+    );
+    await waitFor('the job to go silent', async () => ((await state()).silent ? true : undefined), 30_000);
+    await scheduler.triggerJob(jobId);
+    await waitFor('the job to recover', async () => ((await state()).silent ? undefined : true), 30_000);
+    // Deleted without a signal: the watchdog finds out at its next deadline.
+    await client.schedule.getHandle(jobId).delete();
+    await watchdog.result();
+    await writeHistoryFile(path.join(dir, 'job-watchdog-obeys-schedule.json'), await watchdog.fetchHistory());
     console.log('recorded job-watchdog-obeys-schedule.json');
   });
 }

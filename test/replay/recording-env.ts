@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { PipelineScheduler, type IntervalJobOptions } from '../../src/client/jobs/pipeline-scheduler';
 import { readEnv } from '../../src/config';
 import { DevServer } from '../../src/devserver';
+import { pipeline, type PipelineLike } from '../../src/pipeline';
 import { createWorker, type CreateWorkerOptions, type Steps } from '../../src/worker/create-worker';
+import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 
 /** What a recording script gets: a client and a task queue that a worker with its steps polls. */
 export interface RecordingEnv {
@@ -48,6 +51,49 @@ export async function withRecordingWorker(
     await connection.close();
     await server?.stop();
   }
+}
+
+/** What a recording script of jobs with watchdogs gets: {@link RecordingEnv}, a scheduler and a pipeline. */
+export interface WatchdogRecordingEnv extends RecordingEnv {
+  /** Writes jobs whose runs go to the task queue and whose watchdogs go to `<taskQueue>-watchdog`. */
+  scheduler: PipelineScheduler;
+  /** The jobs' pipeline: `scheduled-alerts`, the one step `add`. */
+  work: PipelineLike;
+  /** Writes a paused job of {@link work} (of 1) every `every`, with `options` (its alerts and policies). */
+  pausedJob: (
+    jobId: string,
+    every: IntervalJobOptions['every'],
+    options?: Omit<IntervalJobOptions, 'jobId' | 'every' | 'paused' | 'args'>,
+  ) => Promise<string>;
+}
+
+/**
+ * {@link withRecordingWorker} with a watchdog worker polling `<taskQueue>-watchdog` while `record` runs;
+ * its `notify` alert runs the steps' `notify`. Shared by the scripts that record watchdogs and alerts.
+ */
+export async function withWatchdogRecording(
+  steps: Steps & { notify: () => unknown },
+  record: (env: WatchdogRecordingEnv) => Promise<void>,
+): Promise<void> {
+  await withRecordingWorker(steps, async (env) => {
+    const watchdogTaskQueue = `${env.taskQueue}-watchdog`;
+    const watchdogWorker = await createWatchdogWorker({
+      connection: env.nativeConnection,
+      taskQueue: watchdogTaskQueue,
+      alerts: { notify: () => steps.notify() },
+    });
+    await watchdogWorker.runUntil(async () => {
+      const scheduler = new PipelineScheduler(env.client, {
+        taskQueue: env.taskQueue,
+        steps,
+        watchdogTaskQueue,
+      });
+      const work = pipeline('scheduled-alerts', { steps }).step('add');
+      const pausedJob: WatchdogRecordingEnv['pausedJob'] = (jobId, every, options) =>
+        scheduler.scheduleInterval(work, { jobId, every, paused: true, args: [1], ...options });
+      await record({ ...env, scheduler, work, pausedJob });
+    });
+  });
 }
 
 /** Runs a recording script's main, reporting a failure through the exit code. */

@@ -2,15 +2,14 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { trace } from '@opentelemetry/api';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { Worker } from '@temporalio/worker';
-import { readEnv } from '../../src/config';
 import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { resolveTracing, TRACE_ATTRIBUTES } from '../../src/client/tracing';
 import { pipeline } from '../../src/pipeline';
 import { createWorker } from '../../src/worker/create-worker';
-import { APT_TIMEOUT_MS, ensureChromium } from '../helpers/chromium';
+import { APT_TIMEOUT_MS, launchChromium } from '../helpers/chromium';
 import {
   findTraces,
   readTrace,
@@ -213,20 +212,7 @@ describe('tracing on Temporal’s OpenTelemetry interceptors, read back from Jae
   it(
     "takes a screenshot of the trace as Jaeger's query service serves it",
     async () => {
-      const env = readEnv();
-      const found = await ensureChromium({ explicitPath: env.chromium, searchPath: env.path });
-      browser = await chromium.launch({
-        executablePath: found.path,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium();
       const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
       // A build from the Go module proxy embeds no UI assets (Jaeger's releases add them from the
       // jaeger-ui repository), so the trace page is the query API's: Chromium shows its JSON.

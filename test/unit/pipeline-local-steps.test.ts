@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { LocalStepOptionError, parsePipelineSpec, pipeline, PipelineSpecError } from '../../src/pipeline';
+import { thrown } from './thrown';
 
 const steps = {
   a: async (x: number) => x + 1,
   b: async (x: number) => x * 2,
   undo: async () => undefined,
 };
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected an error');
-}
 
 describe('local steps in the builder', () => {
   it('marks a step local with { local: true }, and leaves others without the field', () => {

@@ -10,21 +10,13 @@ import {
 } from '../../src/pipeline';
 import { rateLimitsOf } from '../../src/worker/rate-limited-workers';
 import { stepQueuesOf } from '../../src/setup/step-queues-check';
+import { thrown } from './thrown';
 
 const steps = {
   fetchImage: async (url: string) => ({ url }),
   store: async (x: unknown) => x,
   unresize: async () => undefined,
 };
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected an error');
-}
 
 describe('steps served on another task queue (remote steps)', () => {
   it('a step declared in remote runs on its queue; its compensation, local or remote, on its own', () => {
