@@ -383,20 +383,18 @@ async function main(): Promise<void> {
     row(`history events at rest, ${N} jobs`, 'events/h', side, events(f), raw && against(events(raw)));
     if (side === 'ours+alerts') {
       row(`watchdog history events at rest, ${N} watchdogs`, 'events/h', side, f.watchdogEventsPerHour);
-      row(
-        `watchdog worker CPU at rest, ${N} watchdogs`,
-        'ms/min',
-        side,
-        f.workerCpuMsPerMin,
-        raw && { label: 'same worker, raw side', value: raw.workerCpuMsPerMin },
-      );
-      row(
-        `watchdog worker RSS at rest, ${N} watchdogs`,
-        'MB',
-        side,
-        f.workerRssMb,
-        raw && { label: 'same worker, raw side', value: raw.workerRssMb },
-      );
+      for (const [what, unit, figure] of [
+        ['CPU', 'ms/min', 'workerCpuMsPerMin'],
+        ['RSS', 'MB', 'workerRssMb'],
+      ] as const) {
+        row(
+          `watchdog worker ${what} at rest, ${N} watchdogs`,
+          unit,
+          side,
+          f[figure],
+          raw && { label: 'same worker, raw side', value: raw[figure] },
+        );
+      }
     }
   }
   reportRows(rows);
