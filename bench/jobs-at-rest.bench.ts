@@ -25,18 +25,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client, Connection, WorkflowNotFoundError, type ScheduleOptions } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
 import { pipeline, toPipelineSpec } from '../src/pipeline';
 import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
-import { runStartOptions } from '../src/client/runs/run-start';
-import { SCHEDULE_MEMO_KEY } from '../src/client/jobs/store/schedule-memo';
-import { JOB_RECORD_MEMO_KEY, encodeListedRecord, type JobRecord } from '../src/client/jobs/store/job-record';
-import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
-import { JOB_SEARCH_ATTRIBUTE } from '../src/workflows/search-attributes';
 import { watchdogWorkflowId } from '../src/workflows/alerts/watchdog-defs';
 import { pidListeningOn, processCpuMs } from './process-cpu';
+import { rawJobSchedules } from './raw-schedule';
 import { intArg, reportRows, type SummaryRow } from './summary';
 
 const N = intArg('jobs', 1000);
@@ -228,31 +224,16 @@ async function runSide(name: SideName, tz: string): Promise<SideFigures> {
     const etl = pipeline('bench-at-rest').step('extract').step('load');
     const spec = toPipelineSpec(etl);
     const cron = '0 3 * * *';
-    const record: JobRecord = { v: 1, trigger: { cron, timezone: tz }, timezone: tz, policies: {} };
     const never = { webhook: { url: 'http://127.0.0.1:9/never-called' } };
     const scheduler = new PipelineScheduler(client, {
       taskQueue,
       watchdogTaskQueue,
       ...(name === 'ours+alerts' ? { onMissed: never, onSilent: never, expectSuccessWithin: '25h' } : {}),
     });
+    const rawSchedule = rawJobSchedules({ spec, taskQueue, cron, timezone: tz });
     const create: (id: string) => Promise<unknown> =
       name === 'raw'
-        ? (id) =>
-            client.schedule.create({
-              scheduleId: id,
-              spec: { cronExpressions: [cron], timezone: tz },
-              action: {
-                type: 'startWorkflow',
-                workflowType: PIPELINE_WORKFLOW_TYPE,
-                workflowId: id,
-                taskQueue,
-                memo: { [JOB_RECORD_MEMO_KEY]: record },
-                ...runStartOptions(spec, [], { job: { jobId: id } }),
-              },
-              policies: { overlap: 'SKIP', pauseOnFailure: false },
-              memo: { [SCHEDULE_MEMO_KEY]: { v: 1, pipeline: spec.name } },
-              typedSearchAttributes: [{ key: JOB_SEARCH_ATTRIBUTE, value: encodeListedRecord(record)! }],
-            } satisfies ScheduleOptions)
+        ? (id) => client.schedule.create(rawSchedule(id))
         : (id) => scheduler.schedule(etl, { jobId: id, cron, timezone: tz });
 
     const figures: Partial<SideFigures> = {};
@@ -402,20 +383,18 @@ async function main(): Promise<void> {
     row(`history events at rest, ${N} jobs`, 'events/h', side, events(f), raw && against(events(raw)));
     if (side === 'ours+alerts') {
       row(`watchdog history events at rest, ${N} watchdogs`, 'events/h', side, f.watchdogEventsPerHour);
-      row(
-        `watchdog worker CPU at rest, ${N} watchdogs`,
-        'ms/min',
-        side,
-        f.workerCpuMsPerMin,
-        raw && { label: 'same worker, raw side', value: raw.workerCpuMsPerMin },
-      );
-      row(
-        `watchdog worker RSS at rest, ${N} watchdogs`,
-        'MB',
-        side,
-        f.workerRssMb,
-        raw && { label: 'same worker, raw side', value: raw.workerRssMb },
-      );
+      for (const [what, unit, figure] of [
+        ['CPU', 'ms/min', 'workerCpuMsPerMin'],
+        ['RSS', 'MB', 'workerRssMb'],
+      ] as const) {
+        row(
+          `watchdog worker ${what} at rest, ${N} watchdogs`,
+          unit,
+          side,
+          f[figure],
+          raw && { label: 'same worker, raw side', value: raw[figure] },
+        );
+      }
     }
   }
   reportRows(rows);

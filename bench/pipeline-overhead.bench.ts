@@ -22,6 +22,7 @@ import { PipelineClient } from '../src/client/runs/pipeline-client';
 import { bullmqUnavailable, startBullmq, type BullmqSide } from './bullmq-side';
 import { noopSides } from './noop-sides';
 import { intArg, intListArg, reportRows, type SummaryRow } from './summary';
+import { percentile, timeInFlight } from './timing';
 
 const RUNS = intArg('runs', 200);
 const ROUNDS = intArg('rounds', 2);
@@ -97,16 +98,8 @@ async function main(): Promise<void> {
   const runOnce = async (side: Side, x: number) => check(side, await runners[side]!(x), x);
 
   /** `n` runs, `inFlight` at a time; wall time in ms. */
-  const pool = async (side: Side, n: number, inFlight: number) => {
-    let next = 0;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: Math.min(inFlight, n) }, async () => {
-        while (next < n) await runOnce(side, next++);
-      }),
-    );
-    return performance.now() - start;
-  };
+  const pool = (side: Side, n: number, inFlight: number) =>
+    timeInFlight(n, inFlight, (x) => runOnce(side, x));
 
   const rows: SummaryRow[] = [];
   const measure = async () => {
@@ -166,10 +159,6 @@ async function main(): Promise<void> {
           latencies[side].push(performance.now() - start);
         }
       }
-      const pct = (values: number[], p: number) => {
-        const sorted = [...values].sort((a, b) => a - b);
-        return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-      };
       for (const [ours, base] of [
         ['pipeline', 'handWritten'],
         ['pipelineLocal', 'handWrittenLocal'],
@@ -178,8 +167,8 @@ async function main(): Promise<void> {
         ['pipelineEager', 'pipelineNative'],
       ] as const) {
         for (const p of [50, 99]) {
-          const o = pct(latencies[ours], p);
-          const b = pct(latencies[base], p);
+          const o = percentile(latencies[ours], p);
+          const b = percentile(latencies[base], p);
           rows.push({
             bench: BENCH,
             metric: `latency p${p}, one run at a time`,

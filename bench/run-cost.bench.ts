@@ -20,6 +20,7 @@ import { PipelineClient } from '../src/client/runs/pipeline-client';
 import { noopSides, type NoopWorkers } from './noop-sides';
 import { ownThreadsCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
 import { intArg, reportRows, type SummaryRow } from './summary';
+import { timeInFlight } from './timing';
 
 const RUNS = intArg('runs', 100);
 const ROUNDS = intArg('rounds', 3);
@@ -82,14 +83,7 @@ async function main(): Promise<void> {
     parts['Temporal server'] = serverPid ? processCpuMs(serverPid) : 0;
     return parts;
   };
-  const pool = async (side: Side, n: number) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(IN_FLIGHT, n) }, async () => {
-        while (next < n) await runners[side](next++);
-      }),
-    );
-  };
+  const pool = (side: Side, n: number) => timeInFlight(n, IN_FLIGHT, runners[side]);
   const measure = async () => {
     try {
       for (const side of sides) await pool(side, 10); // warm-up, not counted

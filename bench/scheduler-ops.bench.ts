@@ -14,15 +14,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Client, Connection, type ScheduleOptions } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { readEnv } from '../src/config';
 import { pipeline, toPipelineSpec } from '../src/pipeline';
 import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
-import { runStartOptions } from '../src/client/runs/run-start';
-import { SCHEDULE_MEMO_KEY } from '../src/client/jobs/store/schedule-memo';
-import { JOB_RECORD_MEMO_KEY, encodeListedRecord, type JobRecord } from '../src/client/jobs/store/job-record';
 import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
-import { JOB_SEARCH_ATTRIBUTE } from '../src/workflows/search-attributes';
+import { rawJobSchedules } from './raw-schedule';
 import { intArg as arg, intListArg, reportRows, type SummaryRow } from './summary';
 
 const SIZES = [...new Set(intListArg('sizes', [1000, 10000]))].sort((a, b) => a - b);
@@ -145,8 +142,15 @@ async function main(): Promise<void> {
   // A scheduler that did not create the jobs: its removeJob checks ownership first (describe + delete).
   const coldScheduler = new PipelineScheduler(client, { taskQueue });
   const spec = toPipelineSpec(etl);
-  const trigger = { cron: '0 2 * * *', timezone: 'Europe/Paris' };
-  const record: JobRecord = { v: 1, trigger, timezone: 'Europe/Paris', policies: {} };
+  // The same schedules as temporal-flow creates, so that only our layer is measured.
+  const rawSchedule = rawJobSchedules({
+    spec,
+    taskQueue,
+    cron: '0 2 * * *',
+    timezone: 'Europe/Paris',
+    args: ['eu'],
+    paused: true,
+  });
 
   const ours: Side = {
     name: 'temporal-flow',
@@ -166,24 +170,7 @@ async function main(): Promise<void> {
   };
   const raw: Side = {
     name: 'raw',
-    create: (id) =>
-      client.schedule.create({
-        scheduleId: id,
-        spec: { cronExpressions: ['0 2 * * *'], timezone: 'Europe/Paris' },
-        action: {
-          type: 'startWorkflow',
-          workflowType: PIPELINE_WORKFLOW_TYPE,
-          workflowId: id,
-          taskQueue,
-          memo: { [JOB_RECORD_MEMO_KEY]: record },
-          ...runStartOptions(spec, ['eu'], { job: { jobId: id } }),
-        },
-        policies: { overlap: 'SKIP', pauseOnFailure: false },
-        state: { paused: true },
-        // The same schedule as temporal-flow creates, so that only our layer is measured.
-        memo: { [SCHEDULE_MEMO_KEY]: { v: 1, pipeline: spec.name } },
-        typedSearchAttributes: [{ key: JOB_SEARCH_ATTRIBUTE, value: encodeListedRecord(record)! }],
-      } satisfies ScheduleOptions),
+    create: (id) => client.schedule.create(rawSchedule(id)),
     describe: (id) => client.schedule.getHandle(id).describe(),
     list: async (prefix) => {
       let n = 0;

@@ -28,6 +28,7 @@ import { createWorker } from '../src/worker/create-worker';
 import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
 import { noopSteps } from './noop-steps';
 import { intArg, intListArg, reportRows, type SummaryRow } from './summary';
+import { percentile, timeInFlight } from './timing';
 
 const RUNS = intArg('runs', 200);
 const ROUNDS = intArg('rounds', 2);
@@ -97,16 +98,9 @@ async function main(): Promise<void> {
     const out = await clients[side].run(p, [x], { workflowId: `bench-t${side}-${randomUUID()}` });
     if (out !== x + 3) throw new Error(`${side} returned ${String(out)} for ${x}`);
   };
-  const pool = async (side: Side, n: number, inFlight: number) => {
-    let next = 0;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: Math.min(inFlight, n) }, async () => {
-        while (next < n) await runOnce(side, next++);
-      }),
-    );
-    return performance.now() - start;
-  };
+  /** `n` runs, `inFlight` at a time; wall time in ms. */
+  const pool = (side: Side, n: number, inFlight: number) =>
+    timeInFlight(n, inFlight, (x) => runOnce(side, x));
 
   const rows: SummaryRow[] = [];
   const load = loadavg().map((l) => l.toFixed(2));
@@ -142,13 +136,9 @@ async function main(): Promise<void> {
           latencies[side].push(performance.now() - start);
         }
       }
-      const pct = (values: number[], q: number) => {
-        const sorted = [...values].sort((a, b) => a - b);
-        return sorted[Math.min(sorted.length - 1, Math.ceil((q / 100) * sorted.length) - 1)]!;
-      };
       for (const q of [50, 99]) {
-        const on = pct(latencies.on, q);
-        const off = pct(latencies.off, q);
+        const on = percentile(latencies.on, q);
+        const off = percentile(latencies.off, q);
         rows.push({
           bench: BENCH,
           metric: `latency p${q}, one run at a time`,

@@ -27,10 +27,47 @@ const HISTORY_CONCURRENCY = 8;
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 
-export async function checkNamespace(
+/** What every check of one doctor run reads through: built once by {@link runDoctor}, handed to each check. */
+export interface DoctorContext {
+  connection: Connection;
+  namespace: string;
+  /** Task queue the workers should poll. */
+  taskQueue: string;
+  /** A client of the namespace, with the jobs' data converter (built on first use, then shared). */
+  client(): Client;
+  /** The namespace's temporal-flow jobs (not foreign schedules): listed on first use, then shared. */
+  ourJobs(): Promise<{ scheduler: PipelineScheduler; jobs: JobSummary[] }>;
+}
+
+/** The context of one doctor run; nothing is read from the server until a check asks. */
+export function doctorContext(
   connection: Connection,
   namespace: string,
-): Promise<{ checks: DoctorCheck[]; exists: boolean }> {
+  taskQueue: string,
+  dataConverter?: DataConverter,
+): DoctorContext {
+  let client: Client | undefined;
+  let listing: Promise<{ scheduler: PipelineScheduler; jobs: JobSummary[] }> | undefined;
+  const ctx: DoctorContext = {
+    connection,
+    namespace,
+    taskQueue,
+    client: () =>
+      (client ??= new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) })),
+    ourJobs: () =>
+      (listing ??= (async () => {
+        const scheduler = new PipelineScheduler(ctx.client(), { taskQueue });
+        const jobs = (await scheduler.listJobs({ includeForeign: false })).filter((j) => !j.foreign);
+        return { scheduler, jobs };
+      })()),
+  };
+  return ctx;
+}
+
+export async function checkNamespace({
+  connection,
+  namespace,
+}: DoctorContext): Promise<{ checks: DoctorCheck[]; exists: boolean }> {
   let retentionMs: number | undefined;
   try {
     const ns = await connection.workflowService.describeNamespace({ namespace });
@@ -74,7 +111,7 @@ export async function checkNamespace(
   };
 }
 
-export async function checkSearchAttributes(connection: Connection, namespace: string): Promise<DoctorCheck> {
+export async function checkSearchAttributes({ connection, namespace }: DoctorContext): Promise<DoctorCheck> {
   try {
     const found = await readSearchAttributes(connection, namespace);
     const missing = found.filter((a) => a.actual === undefined);
@@ -123,11 +160,11 @@ export async function livePollers(
     .map((p) => p.identity ?? '?');
 }
 
-export async function checkWorkers(
-  connection: Connection,
-  namespace: string,
-  taskQueue: string,
-): Promise<DoctorCheck> {
+export async function checkWorkers({
+  connection,
+  namespace,
+  taskQueue,
+}: DoctorContext): Promise<DoctorCheck> {
   const live = (type: temporal.api.enums.v1.TaskQueueType) =>
     livePollers(connection, namespace, taskQueue, type);
   try {
@@ -165,27 +202,9 @@ function lastEnded(runs: JobRun[]): JobRun | undefined {
   return runs.find((r) => r.status !== 'running');
 }
 
-/** The namespace's temporal-flow jobs (not foreign schedules), with the client and scheduler that read them. */
-export async function ourJobs(
-  connection: Connection,
-  namespace: string,
-  taskQueue: string,
-  dataConverter?: DataConverter,
-): Promise<{ client: Client; scheduler: PipelineScheduler; jobs: JobSummary[] }> {
-  const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
-  const scheduler = new PipelineScheduler(client, { taskQueue });
-  const jobs = (await scheduler.listJobs({ includeForeign: false })).filter((j) => !j.foreign);
-  return { client, scheduler, jobs };
-}
-
-export async function checkJobs(
-  connection: Connection,
-  namespace: string,
-  taskQueue: string,
-  dataConverter?: DataConverter,
-): Promise<DoctorCheck> {
+export async function checkJobs(ctx: DoctorContext): Promise<DoctorCheck> {
   try {
-    const { scheduler, jobs } = await ourJobs(connection, namespace, taskQueue, dataConverter);
+    const { scheduler, jobs } = await ctx.ourJobs();
     const bad: string[] = [];
     await inLanes(jobs, HISTORY_CONCURRENCY, async (job) => {
       const run = lastEnded(await scheduler.getHistory(job.id, { limit: 5 }));
@@ -215,17 +234,12 @@ export async function checkJobs(
  * calls (see client/jobs/job-repair.ts); with `repair`, each is repaired with the writer's own idempotent call.
  */
 export async function checkJobParts(
-  connection: Connection,
-  namespace: string,
-  opts: { repair: boolean; watchdogTaskQueue?: string; dataConverter?: DataConverter },
+  ctx: DoctorContext,
+  opts: { repair: boolean; watchdogTaskQueue?: string },
 ): Promise<DoctorCheck> {
   const watchdogTaskQueue = opts.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
   try {
-    const client = new Client({
-      connection,
-      namespace,
-      ...(opts.dataConverter ? { dataConverter: opts.dataConverter } : {}),
-    });
+    const client = ctx.client();
     const found = await findJobDisagreements(client, { watchdogTaskQueue });
     if (found.length === 0) {
       return { id: 'job-parts', status: 'ok', summary: "every job's schedule and watchdog agree" };

@@ -9,6 +9,7 @@ import {
   checkScheduleStartRate,
   checkSearchAttributes,
   checkWorkers,
+  doctorContext,
 } from './doctor-checks';
 import { checkStepQueues } from './step-queues-check';
 import type { CheckId, DoctorCheck, DoctorReport } from './doctor-types';
@@ -97,18 +98,18 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
         summary: `Temporal ${version || '(version not reported)'} answers at ${address}${options.connection.apiKey || options.connection.tls ? ', credentials accepted' : ''}`,
       },
     ];
-    const ns = await checkNamespace(connection, namespace);
+    const ctx = doctorContext(connection, namespace, taskQueue, options.dataConverter);
+    const ns = await checkNamespace(ctx);
     checks.push(...ns.checks);
     if (!ns.exists) return report([...checks, ...skippedAfter('namespace', checks)]);
     const [attributes, workers, stepQueues, jobs, parts] = await Promise.all([
-      checkSearchAttributes(connection, namespace),
-      checkWorkers(connection, namespace, taskQueue),
-      checkStepQueues(connection, namespace, taskQueue, options.dataConverter),
-      checkJobs(connection, namespace, taskQueue, options.dataConverter),
-      checkJobParts(connection, namespace, {
+      checkSearchAttributes(ctx),
+      checkWorkers(ctx),
+      checkStepQueues(ctx),
+      checkJobs(ctx),
+      checkJobParts(ctx, {
         repair: options.repair ?? false,
         ...(options.watchdogTaskQueue ? { watchdogTaskQueue: options.watchdogTaskQueue } : {}),
-        ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
       }),
     ]);
     checks.push(attributes, workers, stepQueues, jobs, parts, checkScheduleStartRate());

@@ -1,10 +1,9 @@
-import type { Connection, DataConverter } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { activityUsesOf, type PipelineSpec } from '../pipeline/spec';
 import { rateLimitedTaskQueue } from '../workflows/run/rate-limit';
 import type { PipelineRunInput } from '../workflows/run-types';
 import { inLanes } from '../client/in-lanes';
-import { livePollers, ourJobs } from './doctor-checks';
+import { livePollers, type DoctorContext } from './doctor-checks';
 import type { DoctorCheck } from './doctor-types';
 
 /*
@@ -31,14 +30,11 @@ export function stepQueuesOf(spec: PipelineSpec, runQueue: string): Map<string, 
   return queues;
 }
 
-export async function checkStepQueues(
-  connection: Connection,
-  namespace: string,
-  taskQueue: string,
-  dataConverter?: DataConverter,
-): Promise<DoctorCheck> {
+export async function checkStepQueues(ctx: DoctorContext): Promise<DoctorCheck> {
+  const { connection, namespace } = ctx;
   try {
-    const { client, jobs } = await ourJobs(connection, namespace, taskQueue, dataConverter);
+    const client = ctx.client();
+    const { jobs } = await ctx.ourJobs();
     // queue -> job id -> the activities it needs there
     const needs = new Map<string, Map<string, Set<string>>>();
     const unreadable: string[] = [];
