@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import { JobNotFoundError } from '../../src/client/errors';
 import type { JobRun } from '../../src/client/runs/run-types';
 import type { Trigger } from '../../src/schedule/trigger-types';
 import type { JobSpec, Op, TimedOp } from './generator';
@@ -142,13 +143,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const message = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 /** Retries `f` (a call the server may refuse while it restarts) until it succeeds or `ms` pass. */
-async function persist<T>(what: string, ms: number, f: () => Promise<T>): Promise<T> {
+/** Calls `f` until it succeeds, for up to `ms`; an error that `final` accepts ends the tries at once. */
+async function persist<T>(
+  what: string,
+  ms: number,
+  f: () => Promise<T>,
+  final: (err: unknown) => boolean = () => false,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     try {
       return await f();
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${what}: ${message(err)}`, { cause: err });
+      if (final(err) || Date.now() > deadline) throw new Error(`${what}: ${message(err)}`, { cause: err });
       await sleep(500);
     }
   }
@@ -211,16 +218,16 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   async function createJob(spec: JobSpec): Promise<void> {
     const id = `ck-${tag}-${++serial}`;
     const { scheduler } = anyClient();
-    // At most MAX_LIVE_JOBS at once (a long run would otherwise pile up hundreds): the oldest goes first.
-    // A job stays live until a remove succeeds or finds it gone (a remove that failed under a fault is
-    // tried again by the next create); one whose create is still in flight is not picked yet.
+    // At most MAX_LIVE_JOBS at once (a long run would otherwise pile up hundreds), creates in flight
+    // included: the oldest created goes first. A job stays live until a remove succeeds or finds it gone
+    // (a remove that failed under a fault is tried again by the next create).
     const gone = (j: JobLife) =>
       j.states.some(
         (s) => s.kind === 'remove' && (s.t1 === 0 || s.ok || /JobNotFoundError/.test(s.error ?? '')),
       );
-    const live = h.jobs.filter((j) => j.create.t1 > 0 && !gone(j));
-    if (live.length >= MAX_LIVE_JOBS) {
-      const oldest = live[0]!;
+    const live = h.jobs.filter((j) => !gone(j));
+    const oldest = live.find((j) => j.create.t1 > 0);
+    if (live.length >= MAX_LIVE_JOBS && oldest) {
       // Marked before the call: creates in flight at once each pick a different job to remove.
       const entry: JobLife['states'][number] = { t0: Date.now(), t1: 0, ok: false, kind: 'remove' };
       oldest.states.push(entry);
@@ -414,15 +421,29 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
 
   // At rest: every job paused (its counters then stop moving), read, removed; the jobs side by side.
   const c = clients[0]!;
-  const live = h.jobs.filter((job) => !job.states.some((s) => s.kind === 'remove' && s.ok));
+  // What the server holds, not only what the calls said: a create that failed under a fault may have
+  // written its schedule, and a job left firing would keep starting runs after the rest.
+  const listed = await persist('list the jobs left', 60_000, async () => {
+    const ids = new Set<string>();
+    for await (const s of c.client.schedule.list())
+      if (s.scheduleId.startsWith(`ck-${tag}-`)) ids.add(s.scheduleId);
+    return ids;
+  });
+  const live = h.jobs.filter(
+    (job) => listed.has(job.id) || !job.states.some((s) => s.kind === 'remove' && s.ok),
+  );
   await Promise.all(
     live.map(async (job) => {
-      // A job whose create or removal failed may or may not exist: one try, no waiting on a missing one.
-      const unsure = !job.create.ok || job.states.some((s) => s.kind === 'remove');
+      // A job listed, or created and never removed, exists: paused whatever it takes. One whose create or
+      // removal failed and that is not listed may or may not exist: tried until it is found gone.
+      const surely = listed.has(job.id) || (job.create.ok && !job.states.some((s) => s.kind === 'remove'));
       job.finalPause = await call('pause', () =>
-        unsure
-          ? c.scheduler.pauseJob(job.id)
-          : persist('final pause', 60_000, () => c.scheduler.pauseJob(job.id)),
+        persist(
+          'final pause',
+          60_000,
+          () => c.scheduler.pauseJob(job.id),
+          (err) => !surely && err instanceof JobNotFoundError,
+        ),
       );
     }),
   );
