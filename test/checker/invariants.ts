@@ -25,7 +25,8 @@
  *    (coalesce false, BUFFER_ALL) is not in M when a pause or removal was sent after it and no run of a
  *    later time started before that call: Temporal drops the runs a paused schedule holds back, uncounted
  *    (reported as a figure). Checked for jobs still there at the
- *    end (their counters are read after a final pause); for jobs removed by an operation, (a) and (b) only.
+ *    end (their counters are read after a final pause); for jobs removed by an operation, (a) and (b) only,
+ *    as for a job found gone when its counters were read, which must have had a remove sent before.
  *    (d) a run that skipped itself names a reason that holds, judged against the graces it may have
  *    started with (the one the last modify answered before it started set, and those of calls in flight):
  *    `misfire` only when one of them is set and the run closed at least that grace (less 1 s) after its
@@ -84,6 +85,10 @@ export interface Figures {
   /** Missing times explained as runs a queueing job held back when it was paused or removed. */
   bufferDropped: number;
   outcomesChecked: number;
+  /** Creates left out for want of room (the server refused the oldest job's removal for a minute). */
+  createsLeftOut: number;
+  /** Jobs paused at rest and then found gone, each after a remove that failed but may have landed. */
+  vanishedAtRest: number;
 }
 
 type State = 'active' | 'inactive' | 'ambiguous';
@@ -162,6 +167,13 @@ function stateOf(job: JobLife, h: History): (t: number) => State {
 const occurrenceOf = (r: JobRun) => (r.standsFor ?? r.scheduledAt!).getTime();
 
 function checkJob(job: JobLife, h: History, v: Violation[], fig: Figures): void {
+  // Only a remove can make a schedule go: one that vanished at rest had a remove that failed (it may
+  // have landed after all) or one that found it gone (I1 (a) and (b) still hold for it).
+  if (job.vanishedAtRest && !job.states.some((s) => s.kind === 'remove'))
+    v.push({
+      invariant: 'I1c',
+      detail: `job ${job.id}: paused at rest, then gone with no remove sent (${describeCalls(job)})`,
+    });
   const at = stateOf(job, h);
   const end = Math.max(
     ...[job.create, ...job.states, ...(job.finalPause ? [job.finalPause] : [])].map((c) => c.t1),
@@ -382,6 +394,8 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
     redeliveries: 0,
     bufferDropped: 0,
     outcomesChecked: 0,
+    createsLeftOut: h.createsLeftOut ?? 0,
+    vanishedAtRest: h.jobs.filter((j) => j.vanishedAtRest).length,
   };
 
   // An incomplete read-back (visibility never listed runs that ran steps) cannot be checked: every
@@ -607,6 +621,7 @@ export function report(h: History, r: { violations: Violation[]; figures: Figure
     `  faults: ${JSON.stringify(f.faults)}`,
     `  jobs: ${f.jobs}; nominal times: ${f.nominalCertain} certain, ${f.nominalAmbiguous} ambiguous; runs: ${f.runs}; step executions: ${f.stepExecutions}`,
     `  queued runs dropped by a pause or removal (Temporal counts none): ${f.bufferDropped}`,
+    `  creates left out for want of room: ${f.createsLeftOut}; jobs found gone at rest after a failed remove: ${f.vanishedAtRest}`,
     `  alerts received: ${f.alerts} (${f.redeliveries} redelivered after a worker kill)`,
     `  outcomes checked: ${f.outcomesChecked}; violations: ${r.violations.length}`,
   ];

@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
@@ -49,6 +49,11 @@ export interface JobLife {
   backfills: (Call & { from: number; to: number })[];
   /** The checker's own pause before it read the counters (quiesce); absent if the job was removed before. */
   finalPause?: Call;
+  /**
+   * Paused at rest, then found gone when its counters were read: a remove that failed on the client may
+   * have landed on the server after all. Its counters are lost (I1c is not checked for it).
+   */
+  vanishedAtRest?: boolean;
   counters?: {
     skippedOverlap: number;
     missedCatchupWindow: number;
@@ -93,6 +98,8 @@ export interface History {
   stillRunning: { workflowId: string; type: string; startedAt: number }[];
   /** When quiescence began (no more ops, faults or new runs). */
   restAt: number;
+  /** Creates the plan asked for but left out: no room within a minute ({@link MAX_LIVE_JOBS}). */
+  createsLeftOut: number;
   /**
    * Runs of the jobs that ran steps (the steps' log says so) but that visibility still did not list when
    * the read-back gave up ({@link READ_BACK_MS}): the history is incomplete and is not checked further.
@@ -144,6 +151,10 @@ const message = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.me
 
 /** Retries `f` (a call the server may refuse while it restarts) until it succeeds or `ms` pass. */
 /** Calls `f` until it succeeds, for up to `ms`; an error that `final` accepts ends the tries at once. */
+const describeStates = (job: JobLife) =>
+  job.states.map((s) => `${s.kind}${s.ok ? '' : ` failed: ${s.error ?? 'in flight'}`}`).join(', ') ||
+  'no calls';
+
 async function persist<T>(
   what: string,
   ms: number,
@@ -193,6 +204,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     letters: [],
     stillRunning: [],
     restAt: 0,
+    createsLeftOut: 0,
   };
   const call = async (kind: string, f: () => Promise<unknown>): Promise<Call> => {
     const t0 = Date.now();
@@ -215,24 +227,49 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     while (workers.count < 2) await persist('start a worker', 120_000, () => workers.start());
   };
 
+  // A job is gone once a remove succeeded or found it gone; until then it may exist and fire, whatever
+  // the calls said (a remove that failed under a fault may or may not have landed).
+  const gone = (j: JobLife) =>
+    j.states.some((s) => s.kind === 'remove' && (s.ok || /JobNotFoundError/.test(s.error ?? '')));
+  let admission = Promise.resolve();
+
+  /**
+   * Makes room for one more job: at most MAX_LIVE_JOBS exist at once, creates in flight included (a long
+   * run would otherwise pile up hundreds, and a loaded server refuses removes). The oldest created goes
+   * first, removed until it is found gone; when the server refuses for a minute the create is left out.
+   * One create at a time makes room, so concurrent creates never count the same room twice.
+   */
+  async function admit(life: JobLife): Promise<boolean> {
+    const turn = admission.then(async () => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const live = h.jobs.filter((j) => !gone(j));
+        if (live.length < MAX_LIVE_JOBS) {
+          h.jobs.push(life);
+          return true;
+        }
+        if (Date.now() > deadline) return false;
+        const oldest = live.find((j) => j.create.t1 > 0);
+        if (!oldest) {
+          await sleep(500);
+          continue;
+        }
+        const entry: JobLife['states'][number] = { t0: Date.now(), t1: 0, ok: false, kind: 'remove' };
+        oldest.states.push(entry);
+        Object.assign(entry, await call('remove', () => anyClient().scheduler.removeJob(oldest.id)));
+        if (!gone(oldest)) await sleep(500);
+      }
+    });
+    admission = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
+  }
+
   async function createJob(spec: JobSpec): Promise<void> {
     const id = `ck-${tag}-${++serial}`;
     const { scheduler } = anyClient();
-    // At most MAX_LIVE_JOBS at once (a long run would otherwise pile up hundreds), creates in flight
-    // included: the oldest created goes first. A job stays live until a remove succeeds or finds it gone
-    // (a remove that failed under a fault is tried again by the next create).
-    const gone = (j: JobLife) =>
-      j.states.some(
-        (s) => s.kind === 'remove' && (s.t1 === 0 || s.ok || /JobNotFoundError/.test(s.error ?? '')),
-      );
-    const live = h.jobs.filter((j) => !gone(j));
-    const oldest = live.find((j) => j.create.t1 > 0);
-    if (live.length >= MAX_LIVE_JOBS && oldest) {
-      // Marked before the call: creates in flight at once each pick a different job to remove.
-      const entry: JobLife['states'][number] = { t0: Date.now(), t1: 0, ok: false, kind: 'remove' };
-      oldest.states.push(entry);
-      Object.assign(entry, await call('remove', () => scheduler.removeJob(oldest.id)));
-    }
     const common = {
       jobId: id,
       args: [{ ms: spec.ms }],
@@ -248,7 +285,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
         ? { every: `${t.everyS}s` }
         : t.kind === 'calendar'
           ? { calendar: { second: `*/${t.stepS}`, minute: '*', hour: '*' } }
-          : { runAt: new Date(Date.now() + t.inMs) };
+          : { runAt: new Date(0) };
     const life: JobLife = {
       id,
       spec,
@@ -260,7 +297,13 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       backfills: [],
       runs: [],
     };
-    h.jobs.push(life);
+    if (!(await admit(life))) {
+      h.createsLeftOut++;
+      log(`create ${id} left out: no room (the oldest job's removal refused for 60 s)`);
+      return;
+    }
+    // A one-off's time counts from when its create is sent, not from a wait for room.
+    if (t.kind === 'once') life.trigger = { runAt: new Date(Date.now() + t.inMs) };
     life.create = await call('create', () =>
       t.kind === 'interval'
         ? scheduler.scheduleInterval(jobPipeline, { ...common, every: `${t.everyS}s` })
@@ -269,7 +312,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
               ...common,
               calendar: { second: `*/${t.stepS}`, minute: '*', hour: '*' },
             })
-          : scheduler.scheduleAt(jobPipeline, { ...common, runAt: (trigger as { runAt: Date }).runAt }),
+          : scheduler.scheduleAt(jobPipeline, { ...common, runAt: (life.trigger as { runAt: Date }).runAt }),
     );
     life.graces.push({ ...life.create, ms: spec.graceS ? spec.graceS * 1000 : null });
     // A schedule starts processing its times at its own workflow's first task (Temporal's createTime),
@@ -454,9 +497,20 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       .filter((job) => job.finalPause?.ok)
       .map(async (job) => {
         // Temporal's own counts of what it did not start, and the runs it still held back (buffered).
-        const d = await persist('final describe', 60_000, () =>
-          c.client.schedule.getHandle(job.id).describe(),
-        );
+        const d = await persist(
+          'final describe',
+          60_000,
+          () => c.client.schedule.getHandle(job.id).describe(),
+          (err) => err instanceof ScheduleNotFoundError,
+        ).catch((err: unknown) => {
+          if ((err as Error).cause instanceof ScheduleNotFoundError) return undefined;
+          throw err;
+        });
+        if (!d) {
+          job.vanishedAtRest = true;
+          log(`rest: ${job.id} paused, then found gone when read (${describeStates(job)})`);
+          return;
+        }
         job.createdAt ??= d.info.createdAt.getTime();
         job.counters = {
           skippedOverlap: d.info.numActionsSkippedOverlap,
