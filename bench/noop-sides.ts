@@ -1,5 +1,5 @@
 /*
- * What bench/pipeline-overhead.bench.ts and bench/run-cost.bench.ts share: the SDK runtime, the
+ * What bench/pipeline-overhead.bench.ts, bench/run-cost.bench.ts and bench/bulk.bench.ts share: the SDK runtime, the
  * connections, the two bundles (temporal-flow's, and the hand-written baselines of baseline-workflows.ts),
  * the 3-step no-op pipelines, and a pipeline worker beside a baseline worker on fresh task queues.
  */
@@ -16,7 +16,7 @@ import {
 } from '@temporalio/worker';
 import { readEnv } from '../src/config';
 import { pipeline } from '../src/pipeline';
-import { createWorker } from '../src/worker/create-worker';
+import { createWorker, type Steps } from '../src/worker/create-worker';
 import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
 import { noopSteps } from './noop-steps';
 
@@ -38,8 +38,11 @@ export interface NoopSides {
   /** The 3-step no-op pipeline with regular steps, and with `localSteps: true`. */
   regular: ReturnType<typeof noopPipeline>;
   local: ReturnType<typeof noopPipeline>;
-  /** Both workers on new queues; `workerOptions` go to both (e.g. `debugMode`). */
-  startWorkers(workerOptions?: Pick<WorkerOptions, 'debugMode'>): Promise<NoopWorkers>;
+  /**
+   * Both workers on new queues; `workerOptions` go to both (e.g. `debugMode`); `steps` are the pipeline
+   * worker's (the no-op steps unless given).
+   */
+  startWorkers(workerOptions?: Pick<WorkerOptions, 'debugMode'>, steps?: Steps): Promise<NoopWorkers>;
   /** Runs a hand-written workflow on `taskQueue` with `x`, to its result. */
   handWritten(workflow: BaselineWorkflow, taskQueue: string): (x: number) => Promise<number>;
   close(): Promise<void>;
@@ -66,13 +69,13 @@ export async function noopSides(): Promise<NoopSides> {
     client,
     regular: noopPipeline('bench-3-noop', false),
     local: noopPipeline('bench-3-noop-local', true),
-    async startWorkers(workerOptions = {}) {
+    async startWorkers(workerOptions = {}, steps = noopSteps) {
       const pipelineQueue = `bench-pipeline-${randomUUID()}`;
       const baselineQueue = `bench-baseline-${randomUUID()}`;
       const pipelineWorker = await createWorker({
         connection: native,
         taskQueue: pipelineQueue,
-        steps: noopSteps,
+        steps,
         workflowBundle: { code: pipelineBundle.code },
         workerOptions,
       });
