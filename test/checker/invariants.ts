@@ -39,7 +39,8 @@
  * I3 never more runs at once than a policy allows: with each run's span from its first step start to its
  *    last step end (a SIGKILLed worker's unfinished attempt ends at the kill), at no instant more spans of
  *    one job overlap than its maxInstances, nor more spans of one concurrency key than its maxConcurrent.
- * I4 no run waits forever: once the plan is done, the faults over, workers up and every job removed, every
+ * I4 no run waits forever, nor a client call: every call ends (answered, or failed) by its gRPC deadline
+ *    (CALL_DEADLINE_MS); once the plan is done, the faults over, workers up and every job removed, every
  *    pipeline run of the task queue closes within QUIESCE_MS; and no run fails that nothing made fail
  *    (only the flaky pipeline's refused charge and nothing else fails in the plan).
  * I5 dead letters and redrive: each failed flaky run has exactly one letter unless a redrive of it
@@ -89,6 +90,9 @@ export interface Figures {
   createsLeftOut: number;
   /** Jobs paused at rest and then found gone, each after a remove that failed but may have landed. */
   vanishedAtRest: number;
+  /** Calls that took the checker's whole deadline (CALL_DEADLINE_MS), and of them those only its timer ended. */
+  slowCalls: number;
+  hungCalls: number;
 }
 
 type State = 'active' | 'inactive' | 'ambiguous';
@@ -396,6 +400,8 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
     outcomesChecked: 0,
     createsLeftOut: h.createsLeftOut ?? 0,
     vanishedAtRest: h.jobs.filter((j) => j.vanishedAtRest).length,
+    slowCalls: h.slowCalls?.length ?? 0,
+    hungCalls: h.slowCalls?.filter((c) => c.hung).length ?? 0,
   };
 
   // An incomplete read-back (visibility never listed runs that ran steps) cannot be checked: every
@@ -408,6 +414,14 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
     return { violations: v, figures: fig };
   }
   for (const job of h.jobs) checkJob(job, h, v, fig);
+  // I4 for calls: a client call ends, answered or failed by its gRPC deadline; one that outlived its
+  // deadline waited on something that never came.
+  for (const c of h.slowCalls ?? [])
+    if (c.hung)
+      v.push({
+        invariant: 'I4',
+        detail: `a ${c.op} call sent at ${iso(c.t0)} did not end by its gRPC deadline (${c.ms} ms, ended by the checker's timer)`,
+      });
 
   // I2: steps of one run, in order, never again once passed.
   const jobRunIds = new Set(h.jobs.flatMap((j) => j.runs.map((r) => r.workflowId)));
@@ -622,6 +636,7 @@ export function report(h: History, r: { violations: Violation[]; figures: Figure
     `  jobs: ${f.jobs}; nominal times: ${f.nominalCertain} certain, ${f.nominalAmbiguous} ambiguous; runs: ${f.runs}; step executions: ${f.stepExecutions}`,
     `  queued runs dropped by a pause or removal (Temporal counts none): ${f.bufferDropped}`,
     `  creates left out for want of room: ${f.createsLeftOut}; jobs found gone at rest after a failed remove: ${f.vanishedAtRest}`,
+    `  calls that took the whole deadline: ${f.slowCalls} (${f.hungCalls} ended only by the timer, past the gRPC deadline)`,
     `  alerts received: ${f.alerts} (${f.redeliveries} redelivered after a worker kill)`,
     `  outcomes checked: ${f.outcomesChecked}; violations: ${r.violations.length}`,
   ];

@@ -12,6 +12,7 @@ import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
+import { TemporalFlowError } from '../../src/errors';
 import type { JobRun } from '../../src/client/runs/run-types';
 import type { Trigger } from '../../src/schedule/trigger-types';
 import type { JobSpec, Op, TimedOp } from './generator';
@@ -32,6 +33,8 @@ export interface Call {
   t1: number;
   ok: boolean;
   error?: string;
+  /** The code of a temporal-flow error (`JOB_NOT_FOUND`...), when the call threw one. */
+  code?: string;
 }
 
 export interface JobLife {
@@ -98,6 +101,8 @@ export interface History {
   stillRunning: { workflowId: string; type: string; startedAt: number }[];
   /** When quiescence began (no more ops, faults or new runs). */
   restAt: number;
+  /** Calls that took {@link CALL_DEADLINE_MS} or more (past their deadline), by kind; `hung` when the timer ended them. */
+  slowCalls?: { op: string; t0: number; ms: number; hung: boolean; error?: string }[];
   /** Creates the plan asked for but left out: no room within a minute ({@link MAX_LIVE_JOBS}). */
   createsLeftOut: number;
   /**
@@ -109,6 +114,13 @@ export interface History {
 
 /** Jobs alive at once: each fires every few seconds, and the server shares 2 cores with the rest. */
 export const MAX_LIVE_JOBS = 8;
+
+/**
+ * Every client call of the checker is answered within this, or fails: a gRPC deadline on its connections,
+ * and a timer beside it for a call that waits on something else. A call the server never answers is then
+ * a failed call (its effect unknown to the model), counted and logged, and never holds the run up.
+ */
+export const CALL_DEADLINE_MS = 60_000;
 
 /** How long every run gets, once the system is at rest, to end: far above a run's own length (~15 s). */
 export const QUIESCE_MS = 120_000;
@@ -149,12 +161,15 @@ export interface RunnerOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const message = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
-/** Retries `f` (a call the server may refuse while it restarts) until it succeeds or `ms` pass. */
-/** Calls `f` until it succeeds, for up to `ms`; an error that `final` accepts ends the tries at once. */
+/** A job's state calls as the report names them. */
 const describeStates = (job: JobLife) =>
   job.states.map((s) => `${s.kind}${s.ok ? '' : ` failed: ${s.error ?? 'in flight'}`}`).join(', ') ||
   'no calls';
 
+/**
+ * Calls `f` (a call the server may refuse while it restarts) until it succeeds, for up to `ms`; an error
+ * that `final` accepts ends the tries at once.
+ */
 async function persist<T>(
   what: string,
   ms: number,
@@ -206,18 +221,58 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     restAt: 0,
     createsLeftOut: 0,
   };
+  h.slowCalls = [];
+  class Hung extends Error {
+    override name = 'Hung';
+  }
+  /** `f` with a deadline on every connection (f picks its client itself), and a timer in case. */
+  const timely = <T>(f: () => Promise<T>): Promise<T> => {
+    const deadline = Date.now() + CALL_DEADLINE_MS;
+    const withDeadlines = connections.reduce<() => Promise<T>>(
+      (g, connection) => () => connection.withDeadline(deadline, g),
+      f,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new Hung(`no answer ${CALL_DEADLINE_MS + 5_000} ms after the call, past its gRPC deadline`)),
+        CALL_DEADLINE_MS + 5_000,
+      );
+    });
+    return Promise.race([withDeadlines(), hung]).finally(() => clearTimeout(timer));
+  };
   const call = async (kind: string, f: () => Promise<unknown>): Promise<Call> => {
     const t0 = Date.now();
     let c: Call;
     try {
-      await f();
+      await timely(f);
       c = { t0, t1: Date.now(), ok: true };
     } catch (err) {
-      c = { t0, t1: Date.now(), ok: false, error: message(err) };
+      c = {
+        t0,
+        t1: Date.now(),
+        ok: false,
+        error: message(err),
+        ...(err instanceof TemporalFlowError ? { code: err.code } : {}),
+      };
     }
     h.calls.push({ op: kind, call: c });
+    if (c.t1 - t0 >= CALL_DEADLINE_MS) {
+      const hung = c.error?.startsWith('Hung') ?? false;
+      h.slowCalls!.push({ op: kind, t0, ms: c.t1 - t0, hung, ...(c.error ? { error: c.error } : {}) });
+      log(
+        `${kind} took ${c.t1 - t0} ms (${hung ? 'hung' : c.ok ? 'answered' : 'failed'}): ${c.error ?? 'ok'}`,
+      );
+    }
     return c;
   };
+  const persistTimely = <T>(
+    what: string,
+    ms: number,
+    f: () => Promise<T>,
+    final?: (err: unknown) => boolean,
+  ) => persist(what, ms, () => timely(f), final);
   const webhook = { webhook: { url: opts.alertUrl } };
   let serial = 0;
   const pending: Promise<unknown>[] = [];
@@ -227,10 +282,16 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     while (workers.count < 2) await persist('start a worker', 120_000, () => workers.start());
   };
 
-  // A job is gone once a remove succeeded or found it gone; until then it may exist and fire, whatever
-  // the calls said (a remove that failed under a fault may or may not have landed).
+  // A job is gone once a remove succeeded, or found it gone after its create was answered; until then it
+  // may exist and fire, whatever the calls said (a remove that failed under a fault may have landed, and
+  // one sent while the create was in flight can find nothing that the create then writes; at seed
+  // 20261204 a job the cap counted gone was still on the server 12 minutes later, which this explains).
   const gone = (j: JobLife) =>
-    j.states.some((s) => s.kind === 'remove' && (s.ok || /JobNotFoundError/.test(s.error ?? '')));
+    j.states.some(
+      (s) =>
+        s.kind === 'remove' &&
+        (s.ok || (s.code === 'JOB_NOT_FOUND' && j.create.t1 > 0 && s.t0 > j.create.t1)),
+    );
   let admission = Promise.resolve();
 
   /**
@@ -413,7 +474,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
         run.start = await call('flaky', () => c.runs.start(flakyPipeline, [{ ms: 200 }], { workflowId }));
         if (!run.start.ok) return;
         // Fails at `charge`; then fixed and redriven (the letter must be filed before it can be read).
-        await persist('the flaky run to fail', 120_000, async () => {
+        await persistTimely('the flaky run to fail', 120_000, async () => {
           const d = await c.client.workflow.getHandle(workflowId).describe();
           if (d.status.name !== 'FAILED') throw new Error(`still ${d.status.name}`);
         }).catch(() => undefined);
@@ -453,11 +514,26 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
 
   await ensureWorkers();
   const started = Date.now();
+  let settled = 0;
+  // A line a minute: a long run shows whether it keeps its cap and how the server answers.
+  const progress = setInterval(() => {
+    const live = h.jobs.filter((j) => !gone(j)).length;
+    const failed = h.calls.filter((x) => !x.call.ok).length;
+    log(
+      `${Math.round((Date.now() - started) / 1000)} s: ${pending.length}/${opts.plan.length} operations sent, ${settled} done; ` +
+        `${live} jobs live, ${h.createsLeftOut} creates left out; ${h.calls.length} calls (${failed} failed, ${h.slowCalls!.length} past the deadline)`,
+    );
+  }, 60_000);
   for (const { at, op } of opts.plan) {
     await sleep(Math.max(0, started + at - Date.now()));
-    pending.push(runOp(op).catch((err: unknown) => log(`op ${op.kind} threw: ${message(err)}`)));
+    pending.push(
+      runOp(op)
+        .catch((err: unknown) => log(`op ${op.kind} threw: ${message(err)}`))
+        .finally(() => settled++),
+    );
   }
   await Promise.all(pending);
+  clearInterval(progress);
   h.restAt = Date.now();
   log(`plan done in ${h.restAt - started} ms; bringing the system to rest`);
   await ensureWorkers();
@@ -466,7 +542,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   const c = clients[0]!;
   // What the server holds, not only what the calls said: a create that failed under a fault may have
   // written its schedule, and a job left firing would keep starting runs after the rest.
-  const listed = await persist('list the jobs left', 60_000, async () => {
+  const listed = await persistTimely('list the jobs left', 60_000, async () => {
     const ids = new Set<string>();
     for await (const s of c.client.schedule.list())
       if (s.scheduleId.startsWith(`ck-${tag}-`)) ids.add(s.scheduleId);
@@ -497,7 +573,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       .filter((job) => job.finalPause?.ok)
       .map(async (job) => {
         // Temporal's own counts of what it did not start, and the runs it still held back (buffered).
-        const d = await persist(
+        const d = await persistTimely(
           'final describe',
           60_000,
           () => c.client.schedule.getHandle(job.id).describe(),
@@ -518,7 +594,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
           buffered: Number(d.raw.info?.bufferSize ?? 0),
           bufferDropped: Number(d.raw.info?.bufferDropped ?? 0),
         };
-        await persist('final remove', 60_000, () => c.scheduler.removeJob(job.id));
+        await persistTimely('final remove', 60_000, () => c.scheduler.removeJob(job.id));
       }),
   );
   log(`rest: counters read, jobs removed (${Date.now() - h.restAt} ms)`);
