@@ -153,19 +153,29 @@ export interface PlanOptions {
  * worker kill and one kill of each server fault (so that every run meets each fault kind), the faults at
  * least 12 s apart so that each one's recovery is seen.
  */
+/**
+ * A fraction of the span, uniform in [0, 1]. Not `fc.double`: it draws over the representable doubles,
+ * most of which lie near 0, and biases toward the edges besides; with it 844 of the 1,022 operations of
+ * a 30-minute plan (seed 20261204) fell in its first 5 seconds.
+ */
+const fraction = fc.noBias(fc.integer({ min: 0, max: 1_000_000 })).map((k) => k / 1_000_000);
+
 export function makePlan(opts: PlanOptions): TimedOp[] {
   const n = Math.max(12, Math.round(opts.durationMs / 1_600));
   const faults: OpKind[] = ['worker-kill', ...opts.serverFaults];
   const arb = fc.record({
     firstJobs: fc.array(jobSpec, { minLength: 3, maxLength: 5 }),
-    ops: fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), opArb(faults)), {
+    ops: fc.array(fc.tuple(fraction, opArb(faults)), {
       minLength: n,
       maxLength: n,
     }),
-    forced: fc.array(fc.double({ min: -0.1, max: 0.1, noNaN: true }), {
-      minLength: faults.length,
-      maxLength: faults.length,
-    }),
+    forced: fc.array(
+      fraction.map((f) => (f - 0.5) / 5),
+      {
+        minLength: faults.length,
+        maxLength: faults.length,
+      },
+    ),
     downMs: fc.array(fc.integer({ min: 1_000, max: 4_000 }), {
       minLength: faults.length,
       maxLength: faults.length,

@@ -564,6 +564,10 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
           (err) => !surely && err instanceof JobNotFoundError,
         ),
       );
+      if (!job.finalPause.ok)
+        log(
+          `rest: ${job.id} not paused (${job.finalPause.error}); created ${job.create.ok ? 'ok' : 'failed'}, ${describeStates(job)}`,
+        );
     }),
   );
   log(`rest: ${live.filter((j) => j.finalPause?.ok).length} jobs paused (${Date.now() - h.restAt} ms)`);
