@@ -24,13 +24,8 @@ import { createWorker } from '../src/worker/create-worker';
 import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
 import { recordingSteps } from './burst-steps';
 import { ownCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
+import { intArg, reportRows, type SummaryRow } from './summary';
 
-function intArg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const n = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number of 1 or more`);
-  return n;
-}
 const N = intArg('jobs', 200);
 const ROUNDS = intArg('rounds', 2);
 const CONCURRENCY = intArg('concurrency', 16);
@@ -257,6 +252,29 @@ async function main(): Promise<void> {
     );
   }
   const perRun = (ms: number | undefined) => (ms === undefined ? undefined : ms / runs);
+  const sideLabels = { ours: 'PipelineScheduler jobs', baseline: 'raw schedules' };
+  const rows: SummaryRow[] = [];
+  for (const [label, key] of [
+    ['nominal -> first step', 'firstStepMs'],
+    ['nominal -> wf start', 'wfStartMs'],
+  ] as const) {
+    const o = stats(totals.ours[key]);
+    const r = stats(totals.raw[key]);
+    for (const [q, i] of [
+      ['p50', 0],
+      ['p99', 1],
+    ] as const)
+      rows.push({
+        bench: 'fire-burst',
+        metric: `${label} ${q}, ${N} due at once`,
+        unit: 's',
+        ours: sideLabels.ours,
+        oursValue: o[i]!,
+        baseline: sideLabels.baseline,
+        baselineValue: r[i]!,
+        ratio: o[i]! / r[i]!,
+      });
+  }
   console.log('\nCPU per fired run (ms)   ours    raw  ratio');
   for (const [label, key] of [
     ['server', 'serverCpuMs'],
@@ -264,12 +282,33 @@ async function main(): Promise<void> {
   ] as const) {
     const o = perRun(totals.ours[key]);
     const r = perRun(totals.raw[key]);
-    if (o === undefined || r === undefined) console.log(`${label.padEnd(22)} (server process not visible)`);
-    else
+    if (o === undefined || r === undefined) {
+      console.log(`${label.padEnd(22)} (server process not visible)`);
+      rows.push({
+        bench: 'fire-burst',
+        metric: `${label} CPU per fired run`,
+        unit: 'ms',
+        ours: sideLabels.ours,
+        oursValue: 0,
+        skipped: 'the server process is not visible from here',
+      });
+    } else {
       console.log(
         `${label.padEnd(22)} ${o.toFixed(2).padStart(6)} ${r.toFixed(2).padStart(6)} ${(o / r).toFixed(2).padStart(6)}`,
       );
+      rows.push({
+        bench: 'fire-burst',
+        metric: `${label} CPU per fired run`,
+        unit: 'ms',
+        ours: sideLabels.ours,
+        oursValue: o,
+        baseline: sideLabels.baseline,
+        baselineValue: r,
+        ratio: o / r,
+      });
+    }
   }
+  reportRows(rows);
   await native.close();
   await connection.close();
 }

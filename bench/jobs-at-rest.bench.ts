@@ -20,7 +20,7 @@
  *
  * A progress line at least every 30 s (every 10 s while creating, with the time left).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +34,7 @@ import { watchdogWorkflowId } from '../src/workflows/alerts/watchdog-defs';
 import { pidListeningOn, processCpuMs } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
 import { intArg, reportRows, type SummaryRow } from './summary';
+import { startWatchdogWorker } from './watchdog-process';
 
 const N = intArg('jobs', 1000);
 const MINUTES = intArg('minutes', 5);
@@ -105,24 +106,6 @@ async function wait(what: string, ms: number, line?: () => string): Promise<void
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
-}
-
-/** The watchdog worker process, once it polls. */
-async function startWatchdogWorker(address: string, taskQueue: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(__dirname, 'jobs-at-rest-worker.ts'), address, taskQueue],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.includes('ready')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the watchdog worker exited with ${code}`)));
-  });
-  return child;
 }
 
 /** Each workflow's current run and its history length (missing workflows are left out). */

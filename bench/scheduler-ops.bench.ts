@@ -8,6 +8,10 @@
  * double the run). Stats: `getStats()` against the raw reads it stands for (every schedule listed and
  * described, and the count of running runs), at `--stats-at` jobs per side (default: the smallest size),
  * since each call describes every schedule of the namespace. A progress line at most every 10 s.
+ * `--alerts on` (the default) gives our scheduler scheduler-wide `onMissed`, `onSilent` and
+ * `expectSuccessWithin`, as docs/operations.md shows, so that each job also has its watchdog (started
+ * on create, told on remove), served by a watchdog worker process of the bench's own; `--alerts off`
+ * measures bare jobs.
  *
  *   npm run bench -- scheduler-ops                          # sizes 1000,10000: ~15 min on 2 cores
  *   TEMPORAL_ADDRESS=localhost:7233 npx tsx bench/scheduler-ops.bench.ts --sizes 100,300 --sample 100
@@ -20,6 +24,7 @@ import { pipeline, toPipelineSpec } from '../src/pipeline';
 import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
 import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
 import { rawJobSchedules } from './raw-schedule';
+import { startWatchdogWorker } from './watchdog-process';
 import { intArg as arg, intListArg, reportRows, type SummaryRow } from './summary';
 
 const SIZES = [...new Set(intListArg('sizes', [1000, 10000]))].sort((a, b) => a - b);
@@ -39,6 +44,12 @@ const STATS_REPEAT = 2;
 const SERVER_IS_EPHEMERAL = process.env.TFLOW_BENCH_SERVER === 'ephemeral';
 /** A progress line at most this often, so that a long run is visibly alive. */
 const PROGRESS_EVERY_MS = 10_000;
+const ALERTS = ((): boolean => {
+  const i = process.argv.indexOf('--alerts');
+  const value = i >= 0 ? process.argv[i + 1] : 'on';
+  if (value !== 'on' && value !== 'off') throw new Error('--alerts must be on or off');
+  return value === 'on';
+})();
 
 const began = performance.now();
 let lastProgress = 0;
@@ -134,13 +145,23 @@ async function timeLists(sides: Side[], prefixes: Record<Side['name'], string>, 
 
 async function main(): Promise<void> {
   const env = readEnv();
-  const connection = await Connection.connect({ address: env.temporalAddress ?? 'localhost:7233' });
+  const address = env.temporalAddress ?? 'localhost:7233';
+  const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: env.namespace });
   const taskQueue = `bench-${randomUUID()}`;
   const etl = pipeline('bench-etl').step('extract').step('load');
-  const scheduler = new PipelineScheduler(client, { taskQueue });
+  const watchdogTaskQueue = `${taskQueue}-watchdog`;
+  // Nothing fires (the jobs are paused), so no alert is ever sent to this address.
+  const never = { webhook: { url: 'http://127.0.0.1:9/never-called' } };
+  const options = {
+    taskQueue,
+    watchdogTaskQueue,
+    ...(ALERTS ? { onMissed: never, onSilent: never, expectSuccessWithin: '25h' as const } : {}),
+  };
+  const watchdogWorker = ALERTS ? await startWatchdogWorker(address, watchdogTaskQueue) : undefined;
+  const scheduler = new PipelineScheduler(client, options);
   // A scheduler that did not create the jobs: its removeJob checks ownership first (describe + delete).
-  const coldScheduler = new PipelineScheduler(client, { taskQueue });
+  const coldScheduler = new PipelineScheduler(client, options);
   const spec = toPipelineSpec(etl);
   // The same schedules as temporal-flow creates, so that only our layer is measured.
   const rawSchedule = rawJobSchedules({
@@ -213,7 +234,7 @@ async function main(): Promise<void> {
   );
 
   console.log(
-    `${N} jobs per side (${SIZES.join(', ')}), ${ROUNDS} round(s), chunks of ${CHUNK} alternating sides, ` +
+    `${N} jobs per side (${SIZES.join(', ')}), alerts ${ALERTS ? 'on' : 'off'}, ${ROUNDS} round(s), chunks of ${CHUNK} alternating sides, ` +
       `${CONCURRENCY} calls in flight; describe and remove (warm, cold) on ${SAMPLE} of them each, stats at ${STATS_AT}`,
   );
   for (let round = 0; round < ROUNDS; round++) {
@@ -282,7 +303,7 @@ async function main(): Promise<void> {
       bench: 'scheduler-ops',
       metric,
       unit,
-      ours: 'PipelineScheduler',
+      ours: ALERTS ? 'PipelineScheduler, alerts on' : 'PipelineScheduler',
       oursValue: ours,
       baseline: 'raw ScheduleClient',
       baselineValue: raw,
@@ -319,6 +340,7 @@ async function main(): Promise<void> {
     );
   }
   reportRows(rows);
+  watchdogWorker?.stdin?.end();
   await connection.close();
 }
 
