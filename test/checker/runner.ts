@@ -554,8 +554,13 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   await Promise.all(
     live.map(async (job) => {
       // A job listed, or created and never removed, exists: paused whatever it takes. One whose create or
-      // removal failed and that is not listed may or may not exist: tried until it is found gone.
-      const surely = listed.has(job.id) || (job.create.ok && !job.states.some((s) => s.kind === 'remove'));
+      // removal failed and that is not listed may or may not exist: tried until it is found gone. So may a
+      // one-off, which deletes itself once its run has started (and may be listed a moment after). At
+      // seed 20261204 a job created and never removed by the checker was "not found" for the 60 s of its
+      // final pause; a one-off's own clean-up is the one remover the checker does not call.
+      const oneOff = 'runAt' in job.trigger;
+      const surely =
+        !oneOff && (listed.has(job.id) || (job.create.ok && !job.states.some((s) => s.kind === 'remove')));
       job.finalPause = await call('pause', () =>
         persist(
           'final pause',
