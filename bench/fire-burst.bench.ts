@@ -240,6 +240,8 @@ async function main(): Promise<void> {
     return [quantile(s, 0.5), quantile(s, 0.99), s[s.length - 1]!].map((ms) => ms / 1000);
   };
   const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2).padStart(6)).join(' ');
+  const sideLabels = { ours: 'PipelineScheduler jobs', baseline: 'raw schedules' };
+  const rows: SummaryRow[] = [];
   console.log('\n(seconds)               ours p50    p99    max |  raw p50    p99    max | ratio p50  p99');
   for (const [label, key] of [
     ['nominal -> wf start', 'wfStartMs'],
@@ -250,16 +252,6 @@ async function main(): Promise<void> {
     console.log(
       `${label.padEnd(22)} ${fmt(o)}   | ${fmt(r)}   | ${(o[0]! / r[0]!).toFixed(2).padStart(8)} ${(o[1]! / r[1]!).toFixed(2).padStart(5)}`,
     );
-  }
-  const perRun = (ms: number | undefined) => (ms === undefined ? undefined : ms / runs);
-  const sideLabels = { ours: 'PipelineScheduler jobs', baseline: 'raw schedules' };
-  const rows: SummaryRow[] = [];
-  for (const [label, key] of [
-    ['nominal -> first step', 'firstStepMs'],
-    ['nominal -> wf start', 'wfStartMs'],
-  ] as const) {
-    const o = stats(totals.ours[key]);
-    const r = stats(totals.raw[key]);
     for (const [q, i] of [
       ['p50', 0],
       ['p99', 1],
@@ -275,6 +267,7 @@ async function main(): Promise<void> {
         ratio: o[i]! / r[i]!,
       });
   }
+  const perRun = (ms: number | undefined) => (ms === undefined ? undefined : ms / runs);
   console.log('\nCPU per fired run (ms)   ours    raw  ratio');
   for (const [label, key] of [
     ['server', 'serverCpuMs'],
