@@ -205,6 +205,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   const anyClient = () => clients[turn++ % clients.length]!;
   const tag = `${opts.seed.toString(36).replace('-', 'm')}-${Date.now().toString(36)}`;
 
+  const slowCalls: NonNullable<History['slowCalls']> = [];
   const h: History = {
     seed: opts.seed,
     durationMs: opts.durationMs,
@@ -220,8 +221,8 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     stillRunning: [],
     restAt: 0,
     createsLeftOut: 0,
+    slowCalls,
   };
-  h.slowCalls = [];
   class Hung extends Error {
     override name = 'Hung';
   }
@@ -245,10 +246,12 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   const call = async (kind: string, f: () => Promise<unknown>): Promise<Call> => {
     const t0 = Date.now();
     let c: Call;
+    let hung = false;
     try {
       await timely(f);
       c = { t0, t1: Date.now(), ok: true };
     } catch (err) {
+      hung = err instanceof Hung;
       c = {
         t0,
         t1: Date.now(),
@@ -259,8 +262,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     }
     h.calls.push({ op: kind, call: c });
     if (c.t1 - t0 >= CALL_DEADLINE_MS) {
-      const hung = c.error?.startsWith('Hung') ?? false;
-      h.slowCalls!.push({ op: kind, t0, ms: c.t1 - t0, hung, ...(c.error ? { error: c.error } : {}) });
+      slowCalls.push({ op: kind, t0, ms: c.t1 - t0, hung, ...(c.error ? { error: c.error } : {}) });
       log(
         `${kind} took ${c.t1 - t0} ms (${hung ? 'hung' : c.ok ? 'answered' : 'failed'}): ${c.error ?? 'ok'}`,
       );
@@ -521,7 +523,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     const failed = h.calls.filter((x) => !x.call.ok).length;
     log(
       `${Math.round((Date.now() - started) / 1000)} s: ${pending.length}/${opts.plan.length} operations sent, ${settled} done; ` +
-        `${live} jobs live, ${h.createsLeftOut} creates left out; ${h.calls.length} calls (${failed} failed, ${h.slowCalls!.length} past the deadline)`,
+        `${live} jobs live, ${h.createsLeftOut} creates left out; ${h.calls.length} calls (${failed} failed, ${slowCalls.length} past the deadline)`,
     );
   }, 60_000);
   for (const { at, op } of opts.plan) {
