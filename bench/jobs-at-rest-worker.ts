@@ -4,9 +4,8 @@
  * workflows from source, polls the watchdog task queue, prints `ready` once polling, and runs until its
  * stdin closes (the bench ended or died).
  */
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { createWatchdogWorker } from '../src/worker/watchdog-worker';
-import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../src/worker/create-worker';
+import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
 import { runWorkerProcess } from '../test/helpers/worker-process-main';
 
 const noop = () => undefined;
@@ -20,11 +19,7 @@ runWorkerProcess(
     const worker = await createWatchdogWorker({
       connection,
       taskQueue,
-      workflowBundle: await bundleWorkflowCode({
-        workflowsPath: WORKFLOWS_PATH,
-        workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-        logger: quiet,
-      }),
+      workflowBundle: await buildWorkflowBundle(quiet),
     });
     process.stdin.on('end', () => worker.shutdown());
     process.stdin.resume();

@@ -9,8 +9,8 @@
  * - `idle`: its RSS after it has polled idle for a while;
  * - `peak`: the highest RSS sampled (every 20 ms) since `idle`, i.e. during the parent's burst.
  */
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createWorker, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from 'temporal-flow/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { buildWorkflowBundle, createWorker } from 'temporal-flow/worker';
 import { steps } from '../examples/steps';
 
 type Mode = 'prebuilt' | 'bundle-at-start';
@@ -31,11 +31,7 @@ async function main(): Promise<void> {
     steps,
     ...(mode === 'bundle-at-start'
       ? {
-          workflowBundle: await bundleWorkflowCode({
-            workflowsPath: WORKFLOWS_PATH,
-            workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-            logger: quiet,
-          }),
+          workflowBundle: await buildWorkflowBundle(quiet),
         }
       : {}),
   });

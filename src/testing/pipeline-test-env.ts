@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { PipelineClient, type PipelineRunHandle } from '../client/runs/pipeline-client';
 import { readEnv } from '../config';
 import { InvalidArgumentError } from '../errors';
 import type { PipelineLike } from '../pipeline/builder';
 import { addSearchAttributes } from '../setup/search-attributes';
-import {
-  createWorker,
-  WORKFLOW_INTERCEPTOR_MODULES,
-  WORKFLOWS_PATH,
-  type Steps,
-} from '../worker/create-worker';
+import { createWorker, type Steps } from '../worker/create-worker';
+import { buildWorkflowBundle } from '../worker/workflow-bundle';
 import { TFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import type { PipelineRunResult } from '../workflows/run-types';
 import { ensureTestServer } from './test-server';
@@ -97,10 +93,13 @@ export async function createPipelineTestEnv(opts: PipelineTestEnvOptions = {}): 
         actual: undefined,
       })),
     );
-    bundle = await bundleWorkflowCode({
-      workflowsPath: WORKFLOWS_PATH,
-      workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-      logger: { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop },
+    bundle = await buildWorkflowBundle({
+      trace: noop,
+      debug: noop,
+      info: noop,
+      warn: noop,
+      error: console.error,
+      log: noop,
     });
   } catch (err) {
     await env.teardown();

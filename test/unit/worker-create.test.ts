@@ -10,7 +10,9 @@ import { pipeline } from '../../src/pipeline';
 import { InvalidArgumentError } from '../../src/errors';
 import { PipelineSpecError } from '../../src/pipeline/errors';
 import {
+  buildWorkflowBundle,
   lacksInterceptorModules,
+  nativeSyntax,
   PREBUILT_WORKFLOW_BUNDLE_PATH,
   prebuiltWorkflowBundle,
 } from '../../src/worker/workflow-bundle';
@@ -75,6 +77,43 @@ describe('the workflow bundle', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('compiles our sources at ES2022, as the build ships them: no helper stands in for object spread', async () => {
+    const noop = () => undefined;
+    const logger = { trace: noop, debug: noop, info: noop, log: noop, warn: noop, error: console.error };
+    const { code } = await buildWorkflowBundle(logger);
+    expect(code).toContain('idempotency-interceptor');
+    expect(code).toContain('function progressDetails(');
+    // What the SDK bundler's ES2017 target writes for `{ ...a }` and `const { x, ...rest } = a`.
+    expect(code).not.toMatch(/function _object_spread\(/);
+    expect(code).not.toMatch(/function _object_without_properties\(/);
+  }, 60_000);
+
+  it('sets the target of the swc rule only, keeping the rest of the config', () => {
+    const swc = {
+      loader: '/x/node_modules/swc-loader/index.js',
+      options: { sourceMap: true, jsc: { target: 'es2017', parser: { syntax: 'typescript' } } },
+    };
+    const pre = { test: /\.js$/, enforce: 'pre' as const, use: ['source-map-loader'] };
+    const config = { mode: 'development' as const, module: { rules: [pre, { test: /\.ts$/, use: swc }] } };
+    expect(nativeSyntax(config)).toEqual({
+      mode: 'development',
+      module: {
+        rules: [
+          pre,
+          {
+            test: /\.ts$/,
+            use: {
+              ...swc,
+              options: { sourceMap: true, jsc: { target: 'es2022', parser: { syntax: 'typescript' } } },
+            },
+          },
+        ],
+      },
+    });
+    expect(swc.options.jsc.target).toBe('es2017'); // the input is not changed
+    expect(nativeSyntax({ mode: 'production' })).toEqual({ mode: 'production' });
   });
 
   it('from source there is no prebuilt bundle: createWorker bundles at start', () => {
