@@ -185,6 +185,8 @@ async function startedUp(client: Client, scheduleIds: string[], watchdogIds: str
 interface SideFigures {
   createMsPerJob: number;
   serverCpuMsPerMin: number | undefined;
+  /** The server's RSS at the end of the window. */
+  serverRssMb: number | undefined;
   scheduleEventsPerHour: number | undefined;
   watchdogEventsPerHour: number | undefined;
   workerCpuMsPerMin?: number;
@@ -250,14 +252,22 @@ async function runSide(name: SideName, tz: string): Promise<SideFigures> {
     const cpu0 = serverPid ? processCpuMs(serverPid) : undefined;
     const wcpu0 = worker ? processCpuMs(worker.pid!) : undefined;
     const t0 = performance.now();
-    const cpuSoFar = () =>
-      serverPid && cpu0 !== undefined
-        ? `server ${(((processCpuMs(serverPid) - cpu0) / (performance.now() - t0)) * 60_000).toFixed(0)} ms CPU/min so far`
-        : 'server CPU not visible';
+    // Each line: the rate since the previous line too, and the server's RSS, to tell a falling rate (the
+    // server still digesting the creates) from a steady one.
+    let last = { cpu: cpu0, at: t0 };
+    const cpuSoFar = () => {
+      if (!serverPid || cpu0 === undefined || last.cpu === undefined) return 'server CPU not visible';
+      const [cpu, at] = [processCpuMs(serverPid), performance.now()];
+      const rate = (from: number, since: number) => (((cpu - from) / (at - since)) * 60_000).toFixed(0);
+      const line = `server ${rate(cpu0, t0)} ms CPU/min so far, ${rate(last.cpu, last.at)} since the last line, RSS ${rssMb(serverPid).toFixed(0)} MB`;
+      last = { cpu, at };
+      return line;
+    };
     await wait(`${name}: at rest, measuring`, MINUTES * 60_000, cpuSoFar);
     const minutes = (performance.now() - t0) / 60_000;
     figures.serverCpuMsPerMin =
       serverPid && cpu0 !== undefined ? (processCpuMs(serverPid) - cpu0) / minutes : undefined;
+    figures.serverRssMb = serverPid ? rssMb(serverPid) : undefined;
     if (worker) {
       figures.workerCpuMsPerMin = (processCpuMs(worker.pid!) - wcpu0!) / minutes;
       figures.workerRssMb = rssMb(worker.pid!);
@@ -272,7 +282,7 @@ async function runSide(name: SideName, tz: string): Promise<SideFigures> {
     figures.watchdogEventsPerHour =
       name === 'ours+alerts' ? perHour(await eventsBetween(client, before.watchdogs, afterWatchdogs)) : 0;
     log(
-      `${name}: server ${figures.serverCpuMsPerMin?.toFixed(0) ?? '?'} ms CPU/min; history events/h: ` +
+      `${name}: server ${figures.serverCpuMsPerMin?.toFixed(0) ?? '?'} ms CPU/min, RSS ${figures.serverRssMb?.toFixed(0) ?? '?'} MB; history events/h: ` +
         `schedules ${figures.scheduleEventsPerHour?.toFixed(0) ?? 'not visible'}, watchdogs ${figures.watchdogEventsPerHour?.toFixed(0) ?? '?'}` +
         (worker
           ? `; watchdog worker ${figures.workerCpuMsPerMin!.toFixed(0)} ms CPU/min, RSS ${figures.workerRssMb!.toFixed(0)} MB`
@@ -359,6 +369,7 @@ async function main(): Promise<void> {
       f.serverCpuMsPerMin,
       raw && against(raw.serverCpuMsPerMin),
     );
+    row(`server RSS at rest, ${N} jobs`, 'MB', side, f.serverRssMb, raw && against(raw.serverRssMb));
     const events = (x: SideFigures) =>
       x.scheduleEventsPerHour === undefined
         ? undefined

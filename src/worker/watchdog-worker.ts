@@ -8,7 +8,7 @@ import {
 import { codecDataConverter } from '../codec/data-converter';
 import { logAlertSent } from './run-events';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
-import { prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundle';
+import { nativeSyntax, prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundle';
 
 export interface CreateWatchdogWorkerOptions {
   connection: NativeConnection;
@@ -34,6 +34,9 @@ export interface CreateWatchdogWorkerOptions {
   >;
 }
 
+/** Watchdogs kept in the worker's cache unless `workerOptions.maxCachedWorkflows` says otherwise. */
+export const WATCHDOG_CACHED_WORKFLOWS = 100;
+
 /**
  * Creates the worker of the jobs' watchdogs (the dead-man switch `expectSuccessWithin`, and the server's
  * missed/skipped counts for `onMissed`): it polls the watchdog task queue, which every job's watchdog
@@ -41,7 +44,12 @@ export interface CreateWatchdogWorkerOptions {
  * each task to one), apart from the jobs' workers if a dead man should be seen when they are all down.
  */
 export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): Promise<Worker> {
+  const wftSlots = opts.workerOptions?.maxConcurrentWorkflowTaskExecutions;
   return Worker.create({
+    // A watchdog sleeps for hours between workflow tasks, so caching it only holds memory (the SDK's
+    // default, sized by the machine's RAM, kept 10,000 idle watchdogs at 1.3 GB): a task replays its short
+    // history instead. Never below the task slots, which the SDK requires.
+    maxCachedWorkflows: Math.max(WATCHDOG_CACHED_WORKFLOWS, wftSlots ?? 0),
     ...opts.workerOptions,
     ...(opts.codec
       ? { dataConverter: codecDataConverter(opts.codec, opts.workerOptions?.dataConverter) }
@@ -60,5 +68,7 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
 
 /** The bundle given or shipped in dist/; from source, the workflows to bundle at start. */
 function workflowCode(bundle: WorkerOptions['workflowBundle']) {
-  return bundle ? { workflowBundle: bundle } : { workflowsPath: WORKFLOWS_PATH };
+  return bundle
+    ? { workflowBundle: bundle }
+    : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { webpackConfigHook: nativeSyntax } };
 }
