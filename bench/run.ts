@@ -3,7 +3,8 @@
  * them the `--options` that follow the names) against one embedded dev server, each printing its own
  * figures. Benchmarks print ratios against a baseline run side by side in the same process; nothing here
  * asserts on time. At the end it prints one summary table of every bench's figures (bench/summary.ts);
- * `--json <file>` also writes them as JSON. `jobs-at-rest` starts a fresh server per side itself (an
+ * `--json <file>` also writes them as JSON. A bench that fails is reported at the end (exit code 1) after
+ * the others have run, and the summary keeps the rows of every bench that wrote them. `jobs-at-rest` starts a fresh server per side itself (an
  * at-rest figure needs a server holding only that side's jobs): run alone, no embedded server is started.
  */
 import { spawn } from 'node:child_process';
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   }
   const summaryDir = mkdtempSync(path.join(os.tmpdir(), 'tflow-bench-'));
   const summaryFile = path.join(summaryDir, 'rows.jsonl');
+  const failed: string[] = [];
   try {
     for (const file of files) {
       console.log(`\n=== ${file} ===`);
@@ -58,17 +60,20 @@ async function main(): Promise<void> {
       const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
         child.once('exit', (c, s) => resolve([c, s])),
       );
-      if (code !== 0) throw new Error(`${file} exited with ${code ?? signal}`);
+      // A bench that fails does not take the figures of the others with it: the rest still run, and
+      // the summary (and `--json`) keeps every row written so far.
+      if (code !== 0) failed.push(`${file} exited with ${code ?? signal}`);
     }
     const rows = readRows(summaryFile);
     console.log(`\n=== summary (ours against the baseline run beside it) ===\n${formatSummary(rows)}`);
     if (jsonFile) {
       writeFileSync(
         jsonFile,
-        JSON.stringify({ at: new Date().toISOString(), loadAverage: os.loadavg(), rows }, null, 2),
+        JSON.stringify({ at: new Date().toISOString(), loadAverage: os.loadavg(), failed, rows }, null, 2),
       );
       console.log(`written to ${jsonFile}`);
     }
+    if (failed.length > 0) throw new Error(`${failed.length} bench(es) failed: ${failed.join('; ')}`);
   } finally {
     rmSync(summaryDir, { recursive: true, force: true });
     await server?.stop();
