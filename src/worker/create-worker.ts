@@ -25,7 +25,7 @@ import {
   TRACING_WORKFLOW_INTERCEPTOR_MODULES,
   WORKFLOW_INTERCEPTOR_MODULES,
   WORKFLOWS_PATH,
-  nativeSyntax,
+  withNativeSyntax,
 } from './workflow-bundle';
 import { resolveTracing, type TracingOption } from '../client/tracing';
 import * as workerTracing from './worker-tracing';
@@ -215,12 +215,8 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
           // Bundled at start (from source, or with the user's own interceptor modules): ours are still
           // evaluated once per worker thread rather than once per run, as in the shipped bundle.
           bundlerOptions: {
-            ...opts.workerOptions?.bundlerOptions,
             // ES2022 as the shipped bundle (nativeSyntax), then the user's own hook.
-            webpackConfigHook: (config) => {
-              const ours = nativeSyntax(config);
-              return opts.workerOptions?.bundlerOptions?.webpackConfigHook?.(ours) ?? ours;
-            },
+            ...withNativeSyntax(opts.workerOptions?.bundlerOptions),
             preloadModules: [
               ...(opts.workerOptions?.bundlerOptions?.preloadModules ?? []),
               ...PRELOADED_WORKFLOW_MODULES,

@@ -8,7 +8,7 @@ import {
 import { codecDataConverter } from '../codec/data-converter';
 import { logAlertSent } from './run-events';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
-import { nativeSyntax, prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundle';
+import { prebuiltWorkflowBundle, withNativeSyntax, WORKFLOWS_PATH } from './workflow-bundle';
 
 export interface CreateWatchdogWorkerOptions {
   connection: NativeConnection;
@@ -62,13 +62,19 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
       ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
       logAlertSent,
     }),
-    ...workflowCode(opts.workflowBundle ?? prebuiltWorkflowBundle()),
+    ...workflowCode(opts.workflowBundle ?? prebuiltWorkflowBundle(), opts.workerOptions?.bundlerOptions),
   });
 }
 
-/** The bundle given or shipped in dist/; from source, the workflows to bundle at start. */
-function workflowCode(bundle: WorkerOptions['workflowBundle']) {
+/**
+ * The bundle given or shipped in dist/; from source, the workflows to bundle at start, with the user's
+ * `bundlerOptions` kept (their webpack hook runs after {@link withNativeSyntax}'s).
+ */
+function workflowCode(
+  bundle: WorkerOptions['workflowBundle'],
+  bundlerOptions: WorkerOptions['bundlerOptions'],
+) {
   return bundle
     ? { workflowBundle: bundle }
-    : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { webpackConfigHook: nativeSyntax } };
+    : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: withNativeSyntax(bundlerOptions) };
 }

@@ -126,6 +126,19 @@ export function nativeSyntax(config: WebpackConfig): WebpackConfig {
   return rules ? { ...config, module: { ...config.module, rules } } : config;
 }
 
+/** `bundlerOptions` whose webpack hook applies {@link nativeSyntax} first, then the user's own hook. */
+export function withNativeSyntax(
+  options: WorkerOptions['bundlerOptions'],
+): NonNullable<WorkerOptions['bundlerOptions']> {
+  return {
+    ...options,
+    webpackConfigHook: (config) => {
+      const ours = nativeSyntax(config);
+      return options?.webpackConfigHook?.(ours) ?? ours;
+    },
+  };
+}
+
 /** The bundle shipped in dist/ (the traced one when `traced`), when this is a build that has one; undefined from source. */
 export function prebuiltWorkflowBundle(traced = false): { codePath: string } | undefined {
   const codePath = traced ? PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH : PREBUILT_WORKFLOW_BUNDLE_PATH;

@@ -15,6 +15,7 @@ import {
   nativeSyntax,
   PREBUILT_WORKFLOW_BUNDLE_PATH,
   prebuiltWorkflowBundle,
+  withNativeSyntax,
 } from '../../src/worker/workflow-bundle';
 
 describe('createWorker', () => {
@@ -114,6 +115,24 @@ describe('the workflow bundle', () => {
     });
     expect(swc.options.jsc.target).toBe('es2017'); // the input is not changed
     expect(nativeSyntax({ mode: 'production' })).toEqual({ mode: 'production' });
+  });
+
+  it("keeps the user's bundler options and runs their webpack hook after ours, on the ES2022 config", () => {
+    const swc = { loader: '/x/swc-loader/index.js', options: { jsc: { target: 'es2017' } } };
+    const config = { module: { rules: [{ test: /\.ts$/, use: swc }] } };
+    const seen: unknown[] = [];
+    const options = withNativeSyntax({
+      ignoreModules: ['fs'],
+      webpackConfigHook: (c) => {
+        seen.push(c);
+        return { ...c, devtool: false };
+      },
+    });
+    expect(options.ignoreModules).toEqual(['fs']);
+    const out = options.webpackConfigHook!(config);
+    expect(seen).toEqual([nativeSyntax(config)]);
+    expect(out).toEqual({ ...nativeSyntax(config), devtool: false });
+    expect(withNativeSyntax(undefined).webpackConfigHook!(config)).toEqual(nativeSyntax(config));
   });
 
   it('from source there is no prebuilt bundle: createWorker bundles at start', () => {
