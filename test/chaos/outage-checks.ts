@@ -86,13 +86,14 @@ export function checkOutage(o: Outage, label: string): void {
   for (let i = 1; i < each.length; i++)
     expect(each[i]!.firstTask).toBeGreaterThanOrEqual(each[i - 1]!.firstTask);
   // The moment the new worker took its first run of the job (the server's clock): every occurrence due
-  // within the grace before it ran, the older ones were skipped (misfire), though Temporal started each
-  // buffered run only once the one before had closed.
+  // more than the grace before it was skipped (misfire), though Temporal started each buffered run only
+  // once the one before had closed. Whether a later one ran is judged run by run below: a run queued
+  // behind a predecessor that ran is judged after that predecessor's time with a worker, so on a loaded
+  // machine it can miss the grace though its nominal time was within the grace of this first poll.
   const polled = each[0]!.firstTask;
   for (const r of each) {
     expect(r.standsFor).toBeUndefined();
-    if (r.nominal >= polled - GRACE_MS) expect(r.status).toBe('completed');
-    else expect(r).toMatchObject({ status: 'skipped', skipReason: 'misfire' });
+    if (r.nominal < polled - GRACE_MS) expect(r).toMatchObject({ status: 'skipped', skipReason: 'misfire' });
   }
   expect(each.filter((r) => r.status === 'completed').length).toBeGreaterThanOrEqual(1);
   const stale = each.filter((r) => r.nominal < o.back - GRACE_MS);
@@ -107,6 +108,7 @@ export function checkOutage(o: Outage, label: string): void {
     const before = each[i - 1];
     if (r.firstTask - r.nominal < 1_000) {
       expect(r.judgedAt).toBeUndefined();
+      expect(r.status).toBe('completed');
       continue;
     }
     if (before?.closed !== undefined && before.closed >= r.nominal) {
