@@ -406,5 +406,8 @@ async function main(): Promise<void> {
 
 void main().catch((err: unknown) => {
   console.error(err);
-  process.exitCode = 1;
+  // Exit, not exitCode: the watchdog worker process and the connections would keep this one alive (it
+  // waited 35 minutes after a failed describe, its server and workers still running); the worker ends
+  // when its stdin closes with this process.
+  process.exit(1);
 });
