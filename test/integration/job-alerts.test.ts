@@ -142,9 +142,13 @@ describe('onMissed and onLate: raised by the run itself', () => {
     expect(event!.text).toContain(`job "${jobId}" missed its run of ${at.toISOString()}`);
     // The first post was refused (503) and retried by Temporal: the webhook saw it twice, kept it once.
     expect(refused.has(jobId)).toBe(true);
-    const [run] = await scheduler.getHistory(jobId);
+    // The run closes after its delivery activity (and visibility follows): its outcome is waited for.
+    const run = await waitFor('the misfired run to close', async () => {
+      const [r] = await scheduler.getHistory(jobId);
+      return r && r.status !== 'running' ? r : undefined;
+    });
     expect(run).toMatchObject({ status: 'skipped', skipReason: 'misfire' });
-    const history = await t.client.workflow.getHandle(run!.workflowId, run!.runId).fetchHistory();
+    const history = await t.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
     // One delivery activity in the run's history (beside the coalescing lookup), on its second attempt.
     const events = history.events!;
     const scheduled = events.filter(
