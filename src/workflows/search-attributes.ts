@@ -24,6 +24,23 @@ export const OUTCOME_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowOutcome',
  */
 export const JOB_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowJob', SearchAttributeType.KEYWORD);
 
+/**
+ * On schedules: the job's alerts (as given, the scheduler's defaults merged in) and when its dead-man
+ * switch was set, encoded by the client's payload codec (encrypted when it has one: targets can hold
+ * secrets) and written as base64 (job-alerts-attribute.ts). A schedule search attribute because it is the
+ * one part of a schedule that survives an edit made outside temporal-flow: `temporal schedule update`
+ * replaces the action (its memo with it) and cannot change a schedule's search attributes. Text, because
+ * a Keyword holds 255 bytes on SQL visibility.
+ */
+export const ALERTS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowAlerts', SearchAttributeType.TEXT);
+
+/**
+ * On schedules: the jobs file (set) that owns the job, written when apply() creates or adopts it. Kept
+ * where the schedule's own memo (which records the creating set and cannot be updated) says nothing, so
+ * that an adopted job stays its set's across any outside edit.
+ */
+export const SET_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowSet', SearchAttributeType.KEYWORD);
+
 /** Temporal's own: the nominal time of a scheduled run (set by the schedule, read by the misfire guard). */
 export const SCHEDULED_START_TIME_ATTRIBUTE = defineSearchAttributeKey(
   'TemporalScheduledStartTime',
@@ -43,4 +60,6 @@ export const TFLOW_SEARCH_ATTRIBUTES: Readonly<
   [PIPELINE_SEARCH_ATTRIBUTE.name]: 'Keyword',
   [OUTCOME_SEARCH_ATTRIBUTE.name]: 'Keyword',
   [JOB_SEARCH_ATTRIBUTE.name]: 'Keyword',
+  [ALERTS_SEARCH_ATTRIBUTE.name]: 'Text',
+  [SET_SEARCH_ATTRIBUTE.name]: 'Keyword',
 };
