@@ -56,6 +56,12 @@ export interface TflowEnv {
   /** Task queue of pipeline runs (`TFLOW_TASK_QUEUE`). @default 'pipelines' */
   taskQueue: string;
   /**
+   * Task queue of the jobs' watchdogs that `tflow apply` and `tflow doctor --repair` start
+   * (`TFLOW_WATCHDOG_TASK_QUEUE`): the `watchdogTaskQueue` your schedulers and watchdog worker use. Unset:
+   * the commands' default, `tflow-watchdog`. Their `--watchdog-task-queue` flag wins over it.
+   */
+  watchdogTaskQueue: string | undefined;
+  /**
    * Port of the worker's /metrics and /healthz (`TFLOW_METRICS_PORT`: 0-65535, 0 picks a free one); unset
    * disables them.
    */
@@ -149,6 +155,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): TflowEnv {
     namespace: profile.namespace || 'default',
     home: path.resolve(env.TFLOW_HOME || '.tflow'),
     taskQueue: env.TFLOW_TASK_QUEUE || 'pipelines',
+    watchdogTaskQueue: env.TFLOW_WATCHDOG_TASK_QUEUE || undefined,
     metricsPort: metricsPort(env.TFLOW_METRICS_PORT),
     metricsHost: env.TFLOW_METRICS_HOST || DEFAULT_METRICS_HOST,
     retention: env.TFLOW_RETENTION || '30d',

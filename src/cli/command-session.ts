@@ -71,9 +71,19 @@ export function positiveInteger(value: string): number {
   return n;
 }
 
-/** The scheduler `tflow` uses: the task queue of TFLOW_TASK_QUEUE. */
-export function cliScheduler(client: Client, env: TflowEnv): PipelineScheduler {
-  return new PipelineScheduler(client, { taskQueue: env.taskQueue });
+/**
+ * The scheduler `tflow` uses: the task queue of TFLOW_TASK_QUEUE, and the watchdogs' of `watchdogTaskQueue`
+ * (a command's `--watchdog-task-queue`), else of TFLOW_WATCHDOG_TASK_QUEUE, else the scheduler's default.
+ */
+export function cliScheduler(
+  client: Client,
+  env: TflowEnv,
+  watchdogTaskQueue = env.watchdogTaskQueue,
+): PipelineScheduler {
+  return new PipelineScheduler(client, {
+    taskQueue: env.taskQueue,
+    ...(watchdogTaskQueue !== undefined ? { watchdogTaskQueue } : {}),
+  });
 }
 
 /** The pipeline client `tflow` uses (redrives start on the task queue of TFLOW_TASK_QUEUE). */

@@ -5,6 +5,7 @@ import { TemporalFlowError } from '../errors';
 import { missingCodecError } from '../codec/errors';
 import type { PipelineScheduler } from '../client/jobs/pipeline-scheduler';
 import type { JobPlan } from '../client/jobs/job-plan-types';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
 import { withConnectionFlags } from './connection';
 import { cliScheduler, withClient, withExamples, type SessionFlags } from './command-session';
 import { loadJobsFile } from './jobs-file';
@@ -26,6 +27,7 @@ interface PlanFlags extends SessionFlags {
   prune?: boolean;
   adopt?: boolean;
   yes?: boolean;
+  watchdogTaskQueue?: string;
 }
 
 /** Runs a plan or apply action: any error is one line and exit code 1. */
@@ -94,13 +96,18 @@ export function registerPlanCommands(program: Command, env: TflowEnv): void {
       program
         .command('apply <file>')
         .description('show the plan of a jobs file, ask (on a terminal), then make the namespace match it')
-        .option('-y, --yes', 'apply without asking (CI)'),
+        .option('-y, --yes', 'apply without asking (CI)')
+        .option(
+          '--watchdog-task-queue <name>',
+          "task queue of the watchdogs apply starts (the schedulers' watchdogTaskQueue; env TFLOW_WATCHDOG_TASK_QUEUE)",
+          env.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE,
+        ),
     ).action(async (file: string, _opts: unknown, cmd: Command) =>
       guarded(async () => {
         const flags = cmd.optsWithGlobals<PlanFlags>();
         const ctx = processRenderContext(env);
         return withClient(env, cmd, async (client) => {
-          const s = cliScheduler(client, env);
+          const s = cliScheduler(client, env, flags.watchdogTaskQueue);
           const plan = await planOf(s, file, flags);
           if (!flags.json) console.log(renderPlan(plan, ctx).join('\n'));
           if (!plan.hasChanges && plan.summary.blocked === 0) {

@@ -89,8 +89,8 @@ export function registerSetupCommands(program: Command, env: TflowEnv): void {
     )
     .option(
       '--watchdog-task-queue <name>',
-      "task queue of the watchdogs --repair starts (the schedulers' watchdogTaskQueue)",
-      DEFAULT_WATCHDOG_TASK_QUEUE,
+      "task queue of the watchdogs --repair starts (the schedulers' watchdogTaskQueue; env TFLOW_WATCHDOG_TASK_QUEUE)",
+      env.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE,
     )
     .option('--json', 'print JSON')
     .action(

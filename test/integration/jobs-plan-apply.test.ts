@@ -10,7 +10,9 @@ import { JobSetError, PlanBlockedError, PlanStaleError } from '../../src/client/
 import type { JobDefinition, JobPlan } from '../../src/client/jobs/job-plan-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { describeScheduleIfAny } from '../../src/client/describe-schedule';
-import { connectTest, type TestContext } from '../helpers/temporal';
+import { finishedUpdate, updateJob } from '../../src/client/jobs/store';
+import { SET_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
+import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 import { raceJobs } from '../fixtures/race-jobs';
 
 let t: TestContext;
@@ -289,6 +291,117 @@ describe('plan and apply', () => {
       }),
     ).rejects.toBeInstanceOf(JobSetError);
     expect(await describeScheduleIfAny(t.client, good)).toBeUndefined();
+  });
+});
+
+/** `temporal schedule update` of a job in the form its help gives: ids, type, queue, input, a new cron. */
+async function cliUpdate(jobId: string, cron: string): Promise<void> {
+  const d = (await describeScheduleIfAny(t.client, jobId))!;
+  if (d.action.type !== 'startWorkflow') throw new Error('not a workflow schedule');
+  await promisify(execFile)(inject('temporalCli'), [
+    'schedule',
+    'update',
+    '--address',
+    inject('temporalAddress'),
+    '--namespace',
+    inject('temporalNamespace'),
+    '--schedule-id',
+    jobId,
+    '--workflow-id',
+    d.action.workflowId,
+    '--task-queue',
+    d.action.taskQueue,
+    '--type',
+    PIPELINE_WORKFLOW_TYPE,
+    '--input',
+    JSON.stringify(d.action.args?.[0]),
+    '--cron',
+    cron,
+  ]);
+}
+
+describe('--adopt, then --prune', () => {
+  it.each([
+    ['as adopted', false],
+    ["after a 'temporal schedule update' of the adopted job", true],
+  ])(
+    'deletes a job made by schedule() and adopted by the set, once the file drops it (%s)',
+    async (_case, cliEdit) => {
+      const set = t.uid('adopt');
+      const [adopted, kept] = [t.uid('adopted'), t.uid('kept')];
+      const def = (jobId: string): JobDefinition => ({
+        jobId,
+        pipeline: 'plan-health',
+        every: '1h',
+        paused: true,
+      });
+      await scheduler.schedule(health, { jobId: adopted, cron: '0 5 * * *', paused: true });
+
+      // Without --adopt the job of no set is blocked; with it, the plan updates it and says it adopts it.
+      const blocked = await scheduler.plan(file(set, [def(adopted), def(kept)]));
+      expect(blocked.jobs.find((j) => j.jobId === adopted)?.blocked?.reason).toBe('no-set');
+      const adopting = await scheduler.plan(file(set, [def(adopted), def(kept)]), { adopt: true });
+      expect(actions(adopting)).toEqual({ [adopted]: 'update', [kept]: 'create' });
+      expect(adopting.jobs.find((j) => j.jobId === adopted)?.kept).toContain(
+        `adopted: the job becomes set "${set}"'s`,
+      );
+      expect(await scheduler.apply(adopting)).toMatchObject({ updated: [adopted], created: [kept] });
+      // It is the set's now: no --adopt needed, nothing to change; ownership is where an outside edit keeps it.
+      expect(actions(await scheduler.plan(file(set, [def(adopted), def(kept)])))).toEqual({
+        [adopted]: 'unchanged',
+        [kept]: 'unchanged',
+      });
+      expect(
+        (await describeScheduleIfAny(t.client, adopted))?.typedSearchAttributes.get(SET_SEARCH_ATTRIBUTE),
+      ).toBe(set);
+
+      if (cliEdit) {
+        await cliUpdate(adopted, '30 4 * * *');
+        // Still the set's: a drift to write back, not a job of no set.
+        const drifted = (await scheduler.plan(file(set, [def(adopted), def(kept)]))).jobs.find(
+          (j) => j.jobId === adopted,
+        );
+        expect(drifted).toMatchObject({ action: 'update', drift: expect.any(Array) });
+      }
+
+      // The file drops it: the listing (eventually consistent) finds it by TflowSet, and prune deletes it.
+      const pruned = await waitFor('the prune plan to find the adopted job', async () => {
+        const plan = await scheduler.plan(file(set, [def(kept)]), { prune: true });
+        return plan.jobs.some((j) => j.jobId === adopted) ? plan : undefined;
+      });
+      expect(actions(pruned)).toEqual({ [adopted]: 'delete', [kept]: 'unchanged' });
+      expect(await scheduler.apply(pruned)).toMatchObject({ deleted: [adopted] });
+      expect(await describeScheduleIfAny(t.client, adopted)).toBeUndefined();
+      await scheduler.removeJob(kept);
+    },
+  );
+});
+
+describe('a job left marked finished by a delete that failed after its mark', () => {
+  it('is planned as a create that apply carries out (the leftover deleted first), once', async () => {
+    const set = t.uid('finished');
+    const jobId = t.uid('finished');
+    const jobs = file(set, [{ jobId, pipeline: 'plan-health', every: '1h', paused: true }]);
+    await scheduler.apply(await scheduler.plan(jobs));
+    // What apply's delete (and a one-off's clean-up) writes before the delete itself, which then failed.
+    await updateJob(t.client, jobId, finishedUpdate, 1);
+
+    const plan = await scheduler.plan(jobs);
+    expect(actions(plan)).toEqual({ [jobId]: 'create' });
+    expect(await scheduler.apply(plan)).toMatchObject({ created: [jobId] });
+    expect(await scheduler.getJob(jobId)).toMatchObject({ trigger: { every: '1h' }, paused: true });
+    expect((await describeScheduleIfAny(t.client, jobId))?.action.memo?.tflowFinished).toBeUndefined();
+    expect(actions(await scheduler.plan(jobs))).toEqual({ [jobId]: 'unchanged' });
+
+    // And a leftover the file no longer lists is deleted by prune, not left paused forever.
+    await updateJob(t.client, jobId, finishedUpdate, 1);
+    const pruned = await waitFor('the prune plan to find the leftover', async () => {
+      const p = await scheduler.plan(file(set, []), { prune: true });
+      return p.jobs.length > 0 ? p : undefined;
+    });
+    expect(actions(pruned)).toEqual({ [jobId]: 'delete' });
+    await scheduler.apply(pruned);
+    expect(await describeScheduleIfAny(t.client, jobId)).toBeUndefined();
   });
 });
 

@@ -6,10 +6,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { tflow } from '../helpers/cli';
+import { buildProgram } from '../../src/cli/main';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { describeScheduleIfAny } from '../../src/client/describe-schedule';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { pipeline } from '../../src/pipeline';
+import { watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { connectTest, type TestContext } from '../helpers/temporal';
 
 let t: TestContext;
@@ -29,9 +31,13 @@ afterAll(async () => {
  * Runs `tflow plan|apply <args>` in process, piped, and returns what it printed and its exit code.
  * TFLOW_TASK_QUEUE is the test's own, as a deploy sets it for its workers' queue.
  */
-async function run(args: string[]): Promise<{ out: string; err: string; code: number }> {
+async function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ out: string; err: string; code: number }> {
   const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
   vi.stubEnv('TFLOW_TASK_QUEUE', t.taskQueue);
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   process.exitCode = undefined;
   try {
     const out = await tflow(args, { tty: false });
@@ -157,5 +163,149 @@ describe('tflow plan / tflow apply', () => {
       code: 1,
       err: expect.stringContaining('no jobs file at'),
     });
+  });
+
+  it('prints no secret of an alert target (kind and hash only), in the text and --json of create and update plans', async () => {
+    const set = t.uid('cli-secret');
+    const jobId = t.uid('cli-secret');
+    // No watchdog worker polls this queue: the job's watchdog waits there, and never calls the webhook.
+    const watchdogQueue = t.uid('cli-secret-watchdog');
+    const job = (token: string) => ({
+      jobId,
+      pipeline: 'cli-plan-etl',
+      cron: '0 2 * * *',
+      paused: true,
+      expectSuccessWithin: '26h',
+      onSilent: {
+        webhook: {
+          url: 'https://hooks.example/services/T000/B000?token=abc',
+          headers: { authorization: `Bearer ${token}` },
+        },
+      },
+    });
+    const secrets = ['s3cret-token', 'token=abc', 'other-token', 'T000/B000', 'hooks.example'];
+    const quiet = (r: { out: string; err: string }) => {
+      for (const secret of secrets) expect(`${r.out}\n${r.err}`).not.toContain(secret);
+    };
+    const v1 = await jobsFile('secret-v1.yaml', set, [job('s3cret-token')]);
+    const created = await run(['plan', v1]);
+    console.info(`--- tflow plan (create, alerts) ---\n${created.out}`);
+    expect(created.code).toBe(2);
+    expect(created.out).toMatch(
+      / {6}alerts: \{"expectSuccessWithin":"26h","onSilent":"webhook#[0-9a-f]{8}"\}\n/,
+    );
+    quiet(created);
+    quiet(await run(['plan', v1, '--json']));
+    const applied = await run(['apply', v1, '--yes', '--json', '--watchdog-task-queue', watchdogQueue]);
+    expect(applied.code).toBe(0);
+    quiet(applied);
+
+    // The header changes: the plan shows a change of hash, and neither token.
+    const v2 = await jobsFile('secret-v2.yaml', set, [job('other-token')]);
+    const updated = await run(['plan', v2]);
+    console.info(`--- tflow plan (update, alerts) ---\n${updated.out}`);
+    expect(updated.code).toBe(2);
+    const change =
+      /alerts: \{"expectSuccessWithin":"26h","onSilent":"(webhook#[0-9a-f]{8})"\} -> \{"expectSuccessWithin":"26h","onSilent":"(webhook#[0-9a-f]{8})"\}/.exec(
+        updated.out,
+      );
+    expect(change).not.toBeNull();
+    expect(change![1]).not.toBe(change![2]);
+    quiet(updated);
+    const json = await run(['plan', v2, '--json']);
+    quiet(json);
+    const plan = JSON.parse(json.out) as {
+      jobs: { changes: { field: string; from?: string; to?: string }[] }[];
+    };
+    expect(plan.jobs[0]?.changes).toEqual([
+      {
+        field: 'alerts',
+        from: expect.stringContaining(change![1]!),
+        to: expect.stringContaining(change![2]!),
+      },
+    ]);
+
+    // An error about a target names its field and host, never its path, query or header.
+    const bad = await jobsFile('secret-bad.yaml', set, [
+      {
+        ...job('s3cret-token'),
+        onSilent: { webhook: { url: 'ftp://hooks.example/services/T000/B000?token=abc' } },
+      },
+      {
+        ...job('s3cret-token'),
+        jobId: t.uid('cli-secret-2'),
+        onSilent: { webhook: { url: 'https://h.example', headers: 'Bearer s3cret-token' } },
+      },
+    ]);
+    const refused = await run(['plan', bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(
+      'onSilent.webhook.url must be an http(s) URL, got a ftp: URL (host hooks.example)',
+    );
+    expect(refused.err).toContain(
+      'onSilent.webhook.headers must be an object of header names to strings, got a string',
+    );
+    for (const secret of ['s3cret-token', 'token=abc', 'T000/B000'])
+      expect(refused.err).not.toContain(secret);
+
+    await new PipelineScheduler(t.client, {
+      taskQueue: t.taskQueue,
+      watchdogTaskQueue: watchdogQueue,
+    }).removeJob(jobId);
+    await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).terminate('test over');
+  });
+
+  it("starts a job's watchdog on apply's --watchdog-task-queue, else on TFLOW_WATCHDOG_TASK_QUEUE", async () => {
+    const set = t.uid('cli-wd');
+    const [byFlag, byEnv] = [t.uid('cli-wd-flag'), t.uid('cli-wd-env')];
+    const [flagQueue, envQueue] = [t.uid('wd-flag'), t.uid('wd-env')];
+    const job = (jobId: string) => ({
+      jobId,
+      pipeline: 'cli-plan-etl',
+      every: '1h',
+      paused: true,
+      expectSuccessWithin: '2h',
+      onSilent: 'page',
+    });
+    const queueOf = async (jobId: string) =>
+      (await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).describe()).taskQueue;
+
+    // The flag wins over the variable.
+    const first = await jobsFile('wd-1.yaml', set, [job(byFlag)]);
+    const flagged = await run(['apply', first, '--yes', '--watchdog-task-queue', flagQueue], {
+      TFLOW_WATCHDOG_TASK_QUEUE: envQueue,
+    });
+    expect(flagged).toMatchObject({ code: 0, err: '' });
+    expect(await queueOf(byFlag)).toBe(flagQueue);
+
+    const second = await jobsFile('wd-2.yaml', set, [job(byFlag), job(byEnv)]);
+    const byVariable = await run(['apply', second, '--yes'], { TFLOW_WATCHDOG_TASK_QUEUE: envQueue });
+    expect(byVariable).toMatchObject({ code: 0, err: '' });
+    expect(await queueOf(byEnv)).toBe(envQueue);
+
+    // doctor --repair takes the variable too (its flag's default), as apply does.
+    vi.stubEnv('TFLOW_WATCHDOG_TASK_QUEUE', envQueue);
+    try {
+      const defaults = Object.fromEntries(
+        buildProgram().commands.map((c) => [
+          c.name(),
+          c.options.find((o) => o.long === '--watchdog-task-queue')?.defaultValue as unknown,
+        ]),
+      );
+      expect(defaults).toMatchObject({ apply: envQueue, doctor: envQueue });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(
+      buildProgram()
+        .commands.find((c) => c.name() === 'doctor')
+        ?.options.find((o) => o.long === '--watchdog-task-queue')?.defaultValue,
+    ).toBe('tflow-watchdog');
+
+    const scheduler = new PipelineScheduler(t.client, { taskQueue: t.taskQueue });
+    for (const jobId of [byFlag, byEnv]) {
+      await scheduler.removeJob(jobId);
+      await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).terminate('test over');
+    }
   });
 });

@@ -20,6 +20,7 @@ describe('readEnv', () => {
       namespace: 'default',
       home: path.resolve('.tflow'),
       taskQueue: 'pipelines',
+      watchdogTaskQueue: undefined,
       metricsPort: undefined,
       path: '/bin',
     });
@@ -31,6 +32,7 @@ describe('readEnv', () => {
       TEMPORAL_NAMESPACE: 'prod',
       TFLOW_HOME: '/srv/tflow',
       TFLOW_TASK_QUEUE: 'etl',
+      TFLOW_WATCHDOG_TASK_QUEUE: 'etl-watchdog',
       TFLOW_METRICS_PORT: '9464',
     });
     expect(env).toMatchObject({
@@ -38,6 +40,7 @@ describe('readEnv', () => {
       namespace: 'prod',
       home: '/srv/tflow',
       taskQueue: 'etl',
+      watchdogTaskQueue: 'etl-watchdog',
       metricsPort: 9464,
     });
     expect(readEnv({ TFLOW_METRICS_PORT: '0' }).metricsPort).toBe(0);

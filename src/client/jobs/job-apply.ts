@@ -1,4 +1,10 @@
-import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  type Client,
+  type ScheduleDescription,
+} from '@temporalio/client';
+import { SET_SEARCH_ATTRIBUTE } from '../../workflows/search-attributes';
 import { InvalidArgumentError } from '../../errors';
 import type { CompiledAlerts } from './store/job-alerts';
 import type { JobDefaults, PreparedJob } from './job-compile';
@@ -39,9 +45,15 @@ function changeSince(entry: PlanEntry, d: ScheduleDescription | undefined): Stal
   return d ? 'changed' : 'deleted';
 }
 
-/** The options to write: the plan's state, the set's ownership and the mark of what was written. */
+/**
+ * The options to write: the plan's state, the set's ownership (in the schedule's memo for a new job, and
+ * in TflowSet, which an adoption can write and an outside edit keeps) and the mark of what was written.
+ */
 function written(prepared: PreparedJob, entry: PlanEntry, set: string) {
   const { options } = prepared;
+  const others = (options.typedSearchAttributes ?? []).filter(
+    (p) => p.key.name !== SET_SEARCH_ATTRIBUTE.name,
+  );
   const state = { ...options.state, paused: entry.state!.paused };
   if (entry.state!.note === undefined) delete state.note;
   else state.note = entry.state!.note;
@@ -50,6 +62,7 @@ function written(prepared: PreparedJob, entry: PlanEntry, set: string) {
     action: { ...options.action, memo: { ...options.action.memo, [APPLIED_MEMO_KEY]: entry.mark! } },
     state,
     memo: { [SCHEDULE_MEMO_KEY]: { ...options.memo[SCHEDULE_MEMO_KEY], set } },
+    typedSearchAttributes: [...others, { key: SET_SEARCH_ATTRIBUTE, value: set }],
   };
 }
 
@@ -118,6 +131,19 @@ async function writeOne(client: Client, defaults: JobDefaults, entry: PlanEntry,
 }
 
 /**
+ * Deletes a schedule left marked as being deleted (its delete failed after the mark), which a create plans
+ * to replace: the mark refuses every edit, so nothing but this delete was to happen to it.
+ */
+async function finishDelete(client: Client, jobId: string): Promise<void> {
+  try {
+    await client.schedule.getHandle(jobId).delete();
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) return;
+    translateScheduleError(err, jobId);
+  }
+}
+
+/**
  * Applies a plan made by planJobs.
  *
  * @throws PlanBlockedError when the plan has blocked jobs; PlanStaleError when a job changed since the
@@ -151,6 +177,7 @@ export async function applyPlan(client: Client, defaults: JobDefaults, plan: Job
   const applied: AppliedJob[] = [];
   for (const [i, entry] of toWrite.entries()) {
     try {
+      if (entry.action === 'create' && entry.read !== undefined) await finishDelete(client, entry.jobId);
       await writeOne(client, defaults, entry, set);
     } catch (err) {
       const rest = toWrite.slice(i + 1).map((e) => e.jobId);

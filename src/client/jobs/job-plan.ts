@@ -1,4 +1,5 @@
 import type { Client, ScheduleDescription } from '@temporalio/client';
+import type { TypedSearchAttributes } from '@temporalio/common';
 import { translateServiceError } from '../errors';
 import { describeScheduleIfAny } from '../describe-schedule';
 import type { JobDefaults, PreparedJob } from './job-compile';
@@ -16,12 +17,14 @@ import {
   canonicalJson,
   desiredView,
   diffViews,
+  markedView,
   observedView,
   recordedView,
   type FieldChange,
   type ShownView,
 } from './job-view';
 import { FINISHED_MEMO_KEY } from './store/build-updates';
+import { SET_SEARCH_ATTRIBUTE } from '../../workflows/search-attributes';
 import { listSchedulesReadable } from '../schedule-listing';
 
 /*
@@ -61,14 +64,30 @@ export function readKey(d: ScheduleDescription | undefined): string | undefined 
     view: observedView(d).view,
     paused: d.state.paused,
     note: d.state.note ?? '',
-    finished: d.action.memo?.[FINISHED_MEMO_KEY] === true,
+    finished: isFinished(d),
   });
 }
 
-/** The set that owns a schedule of ours: the one that created it, else the one that adopted it. */
+/**
+ * The set that owns a schedule of ours: the one that created it (the schedule's memo, which nothing can
+ * change), else the one that adopted it (the TflowSet search attribute, which an outside edit keeps), else
+ * the one whose apply wrote it last (the mark in the action memo, which an outside edit replaces: all a job
+ * adopted before TflowSet existed has).
+ */
 function ownerOf(d: ScheduleDescription, memo: JobMemo): string | undefined {
-  return memo.set ?? appliedMark(d)?.set;
+  return memo.set ?? setAttributeOf(d) ?? appliedMark(d)?.set;
 }
+
+/** The set a schedule's TflowSet search attribute names, if any. */
+function setAttributeOf(d: {
+  typedSearchAttributes?: TypedSearchAttributes | undefined;
+}): string | undefined {
+  const value = d.typedSearchAttributes?.get(SET_SEARCH_ATTRIBUTE);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Whether a schedule is left marked as being deleted (a delete that failed after its mark: job-apply.ts). */
+const isFinished = (d: ScheduleDescription) => d.action.memo?.[FINISHED_MEMO_KEY] === true;
 
 function appliedMark(d: ScheduleDescription): AppliedMark | undefined {
   const value = d.action.memo?.[APPLIED_MEMO_KEY] as Partial<AppliedMark> | undefined;
@@ -145,7 +164,8 @@ function runtimeState(
 /** Edits made outside temporal-flow since the last apply: the mark (else the record) against the schedule. */
 function driftOf(d: ScheduleDescription, observed: ShownView, set: string): FieldChange[] {
   const mark = appliedMark(d);
-  if (mark && mark.set === set) return diffViews({ view: mark.view, trigger: mark.trigger }, observed);
+  if (mark && mark.set === set)
+    return diffViews({ view: markedView(mark.view), trigger: mark.trigger }, observed);
   const record = decodeJobRecord(d.typedSearchAttributes, d.action.memo);
   if (!record) return [];
   const recorded = recordedView(record);
@@ -171,8 +191,8 @@ function planOne(
     trigger: desired.trigger,
   };
   const pipeline = prepared.pipeline.name;
-  const exists = d !== undefined && d.action.memo?.[FINISHED_MEMO_KEY] !== true;
-  if (!exists || !d) {
+  // A schedule left marked as being deleted is no job: apply finishes its delete, then creates the job.
+  if (!d || isFinished(d)) {
     const { state, changes: stateChanges } = runtimeState(given, undefined);
     const changes = [
       ...diffViews({ view: {}, trigger: '' }, desired).map(({ field, to }) => ({ field, to: to! })),
@@ -194,11 +214,15 @@ function planOne(
   const { state, changes: stateChanges, kept } = runtimeState(given, d);
   const changes = [...diffViews(observed, desired), ...stateChanges];
   const drift = driftOf(d, observed, set);
-  const adopting = appliedMark(d)?.set !== set;
-  if (ourJobMemo(d.memo, d.action.workflowType)?.set === undefined && adopting) {
-    kept.push(`adopted: the job becomes set "${set}"'s`);
+  const marked = appliedMark(d)?.set === set;
+  // Ownership where an outside edit keeps it: the schedule's memo (set at create) or TflowSet.
+  const lasting = ourJobMemo(d.memo, d.action.workflowType)?.set === set || setAttributeOf(d) === set;
+  if (!marked && !lasting) kept.push(`adopted: the job becomes set "${set}"'s`);
+  else if (!lasting) {
+    kept.push(`ownership: written to the job's TflowSet search attribute, which an outside edit keeps`);
   }
-  const action: PlanAction = changes.length > 0 || drift.length > 0 || adopting ? 'update' : 'unchanged';
+  const action: PlanAction =
+    changes.length > 0 || drift.length > 0 || !marked || !lasting ? 'update' : 'unchanged';
   return {
     job: {
       jobId,
@@ -212,13 +236,17 @@ function planOne(
   };
 }
 
-/** The jobs of `set` that a listing shows (ids only: each is described before use). */
+/**
+ * The jobs of `set` that a listing shows (ids only: each is described before use): those it created (the
+ * schedule's memo) and those it adopted (TflowSet). One listing of every schedule, since a schedule's memo
+ * cannot be queried.
+ */
 async function listSetJobs(client: Client, set: string): Promise<string[]> {
   const ids: string[] = [];
   try {
     for await (const s of listSchedulesReadable(client)) {
       const memo = s.memo?.[SCHEDULE_MEMO_KEY] as Partial<JobMemo> | undefined;
-      if (memo?.set === set) ids.push(s.scheduleId);
+      if (memo?.set === set || setAttributeOf(s) === set) ids.push(s.scheduleId);
     }
   } catch (err) {
     translateServiceError(err);
@@ -262,10 +290,11 @@ export async function planJobs(
   if (opts.prune) {
     const gone = (await listSetJobs(client, set.set)).filter((id) => !prepared.has(id));
     for (const id of gone) {
+      // One left marked as being deleted is deleted again (its delete failed).
       const d = await describe(id);
-      if (!d || d.action.memo?.[FINISHED_MEMO_KEY] === true) continue;
+      if (!d) continue;
       const memo = ourJobMemo(d.memo, d.action.workflowType);
-      if (!memo || memo.set !== set.set) continue;
+      if (!memo || ownerOf(d, memo) !== set.set) continue;
       const observed = observedView(d);
       const changes = diffViews({ view: {}, trigger: '' }, observed).map(({ field, to }) => ({
         field,

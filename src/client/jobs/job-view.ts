@@ -5,7 +5,7 @@ import { compileTrigger } from '../../schedule/compile-trigger';
 import { compilePolicies, type CompiledPolicies } from '../../schedule/policies';
 import type { Trigger } from '../../schedule/trigger-types';
 import type { PipelineRunInput } from '../../workflows/run-types';
-import { compileAlerts } from './store/job-alerts';
+import { shownAlerts, shownLegacyAlerts } from './alert-view';
 import type { PreparedJob } from './job-compile';
 import type { JobRecord } from './store/job-record';
 import { actualFingerprint, expectedFingerprint, formatMs } from './store/job-spec-match';
@@ -17,8 +17,9 @@ import { SCHEDULE_POLICY_KEYS } from './store/job-options';
  * and a schedule compare with `===` and a difference reads as `field: old -> new`. Both sides go through
  * the project's one model of each fact: the trigger through the spec fingerprints of edit detection
  * (job-spec-match.ts: `0 2 * * *`, `@daily`-style forms and calendars that mean the same compare equal),
- * policies through their compiled values (`10m` and `600s` are one grace), args and alerts as JSON with
- * sorted keys (a reordered object is the same object). The schedule side is read from what the server
+ * policies through their compiled values (`10m` and `600s` are one grace), args as JSON with sorted keys
+ * (a reordered object is the same object), alerts with each target by kind and hash, never its URL or
+ * headers (alert-view.ts: a plan is printed in CI logs). The schedule side is read from what the server
  * holds (spec, policies, action), not from temporal-flow's record, so an edit made in the Temporal UI/CLI
  * shows. Paused and note are runtime state, kept apart (see job-plan.ts).
  */
@@ -114,7 +115,7 @@ function recordView(
     maxInstances: String(policies.maxInstances),
     misfireGraceTime: ms(policies.misfireGraceMs),
     onError: record.onError ?? NONE,
-    alerts: record.alerts ? canonicalJson(compileAlerts(record.alerts)) : NONE,
+    alerts: record.alerts ? canonicalJson(shownAlerts(record.alerts)) : NONE,
   };
 }
 
@@ -187,6 +188,15 @@ export function recordedView(record: JobRecord): ShownView {
   } catch {
     return { view: {}, trigger: showTrigger(record.trigger) };
   }
+}
+
+/**
+ * A view stored in an apply's mark (schedule-memo.ts AppliedMark), in today's form: a mark written before
+ * alerts were shown by hash holds them as JSON, secrets included, which a drift line would print.
+ */
+export function markedView(view: Readonly<Record<string, string>>): JobView {
+  const legacy = view.alerts === undefined ? undefined : shownLegacyAlerts(view.alerts);
+  return legacy ? { ...view, alerts: canonicalJson(legacy) } : { ...view };
 }
 
 /** One field that differs: its texts on each side (a view's texts, the trigger as people read it). */

@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { describeValue, InvalidArgumentError } from '../../../errors';
+import { InvalidArgumentError } from '../../../errors';
 import { parseDuration } from '../../../parse/duration';
 import type { CompiledAlertTarget, RunAlerts } from '../../../workflows/alert-types';
 import type { WatchdogConfig } from '../../../workflows/alerts/watchdog-defs';
@@ -59,20 +59,45 @@ export interface CompiledAlerts {
   watchdog?: WatchdogConfig;
 }
 
+/** What a value is, never what it holds (a header value or a URL can be a secret). */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 function checkHeaders(headers: unknown, field: string): Record<string, string> | undefined {
   if (headers === undefined) return undefined;
-  const ok =
-    typeof headers === 'object' &&
-    headers !== null &&
-    !Array.isArray(headers) &&
-    Object.values(headers).every((v) => typeof v === 'string');
-  if (!ok) {
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
     throw new InvalidArgumentError(
       field,
-      `${field} must be an object of header names to strings, got ${describeValue(headers)}`,
+      `${field} must be an object of header names to strings, got ${kindOf(headers)}`,
+    );
+  }
+  const bad = Object.entries(headers).filter(([, v]) => typeof v !== 'string');
+  if (bad.length > 0) {
+    throw new InvalidArgumentError(
+      field,
+      `${field} must be an object of header names to strings: ${bad
+        .map(([name, v]) => `"${name}" is ${kindOf(v)}`)
+        .join(', ')}`,
     );
   }
   return headers as Record<string, string>;
+}
+
+/** A target in an error: an object by its keys only (`{ url }` given without `webhook` holds its URL). */
+function shape(value: unknown): string {
+  if (value === '') return 'an empty string';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return kindOf(value);
+  return `an object with ${Object.keys(value).length > 0 ? `keys ${Object.keys(value).join(', ')}` : 'no keys'}`;
+}
+
+/** A webhook URL in an error: its scheme and host only (its path and query can hold a secret). */
+function urlProblem(value: unknown, url: URL | undefined): string {
+  if (typeof value !== 'string') return kindOf(value);
+  if (!url) return 'a string that is not a URL';
+  return `a ${url.protocol} URL${url.host ? ` (host ${url.host})` : ''}`;
 }
 
 /**
@@ -97,7 +122,7 @@ export function compileAlertTarget(
   if (typeof target !== 'object' || target === null || typeof webhook !== 'object' || webhook === null) {
     throw new InvalidArgumentError(
       field,
-      `${field} must be the name of an activity registered on the worker or { webhook: { url } }, got ${describeValue(target)}`,
+      `${field} must be the name of an activity registered on the worker or { webhook: { url } }, got ${shape(target)}`,
     );
   }
   let url: URL | undefined;
@@ -109,7 +134,7 @@ export function compileAlertTarget(
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new InvalidArgumentError(
       `${field}.webhook.url`,
-      `${field}.webhook.url must be an http(s) URL, got ${describeValue(webhook.url)}`,
+      `${field}.webhook.url must be an http(s) URL, got ${urlProblem(webhook.url, url)}`,
     );
   }
   if (url.username !== '' || url.password !== '') {

@@ -8,7 +8,9 @@ import {
   encodeScheduleState,
 } from '@temporalio/client/lib/schedule-helpers';
 import { encodeUnifiedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { JobConflictError, isStaleConflictToken, translateScheduleError } from '../../errors';
+import { SET_SEARCH_ATTRIBUTE } from '../../../workflows/search-attributes';
 
 /*
  * The one way temporal-flow writes an existing schedule: UpdateSchedule with the conflict token of the
@@ -102,6 +104,19 @@ function stamped(update: ScheduleUpdateOptions, d: ScheduleDescription, writeId:
   } satisfies ScheduleUpdateOptions;
 }
 
+/**
+ * The update with the schedule's TflowSet carried along when it sends search attributes (Temporal replaces
+ * them all): the set that adopted a job is named by apply's writes only, and every other write keeps it.
+ */
+function keepingSet(update: ScheduleUpdateOptions, d: ScheduleDescription): ScheduleUpdateOptions {
+  const set = d.typedSearchAttributes.get(SET_SEARCH_ATTRIBUTE);
+  const sent = update.typedSearchAttributes;
+  if (set === undefined || sent === undefined) return update;
+  const pairs = sent instanceof TypedSearchAttributes ? sent.getAll() : sent;
+  if (pairs.some((p) => p.key.name === SET_SEARCH_ATTRIBUTE.name)) return update;
+  return { ...update, typedSearchAttributes: [...pairs, { key: SET_SEARCH_ATTRIBUTE, value: set }] };
+}
+
 /** UpdateSchedule with the description's conflict token, encoded as the SDK encodes its own updates. */
 async function send(
   client: Client,
@@ -110,7 +125,7 @@ async function send(
   update: ScheduleUpdateOptions,
 ): Promise<void> {
   const { namespace, identity, loadedDataConverter } = client.schedule.options;
-  const compiled = compileUpdatedScheduleOptions(jobId, update);
+  const compiled = compileUpdatedScheduleOptions(jobId, keepingSet(update, d));
   // Headers set at creation (e.g. by interceptors) are kept, as ScheduleHandle.update() keeps them.
   const header = d.raw.schedule?.action?.startWorkflow?.header?.fields ?? {};
   try {
