@@ -19,7 +19,8 @@ import { parseDuration } from '../../src/parse/duration';
 import { FUZZ_SEED } from '../helpers/fuzz';
 import { makePlan } from './generator';
 import { checkHistory, report } from './invariants';
-import { QUIESCE_MS, runPlan } from './runner';
+import { QUIESCE_MS } from './history';
+import { runPlan } from './runner';
 import { AlertReceiver } from './receiver';
 import { CheckerWorkers, ClusterServer, OwnDevServer, type ServerControl } from './servers';
 

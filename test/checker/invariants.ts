@@ -1,8 +1,9 @@
 /*
- * The checker's model and invariants. The model is computed from what was asked (the calls, with the
- * instants each was sent and answered) and from the project's own preview of a trigger (the nominal
- * times, src/schedule/preview.ts); the observations are the steps' own log, visibility, the dead-letter
- * queue and the alerts the receiver got. Each invariant, exactly:
+ * The checker's invariants. The model is computed from what was asked (the calls, with the instants each
+ * was sent and answered) and from the checker's own model of the nominal times (nominal-times.ts, written
+ * apart from src/schedule); the observations are the steps' own log, visibility, the dead-letter queue and
+ * the alerts the receiver got. Each invariant, exactly (I1 and I7 in job-invariants.ts, I6 in
+ * alert-invariants.ts, the rest here):
  *
  * I0 a complete history: every job run the steps' log shows is listed by visibility (read back for up to
  *    READ_BACK_MS); else nothing else is checked, the run fails with that one finding.
@@ -10,29 +11,31 @@
  *    its backfill windows, each either CERTAIN (the job was surely active then: live (after its schedule's
  *    own `createdAt`, when Temporal's schedule workflow first ran, which a loaded server can put seconds
  *    after the create call returned, taken to its whole second as Temporal does; times before it are
- *    never processed nor counted), not paused, not
- *    removed, with no state call of the job in flight within SLACK_MS of it) or AMBIGUOUS (a call that
- *    could change it was in flight, or failed, or a trigger call ran in the same second). Then:
- *    (a) no nominal time has two runs (but for one per trigger call sent within a second of it);
- *    (b) no run exists for a time the job was surely inactive (before
- *    its creation, while surely paused, after its removal) or for an instant the model has no cause for
- *    (not a nominal time, a backfilled time, a trigger call's window or a one-off's past-due start);
+ *    never processed nor counted), not paused, not removed, with no state call of the job in flight within
+ *    SLACK_MS of it) or AMBIGUOUS (a call that could change it was in flight, or failed). Then:
+ *    (a) each nominal time has at most one run, besides runs each matched to a distinct trigger call (or a
+ *    one-off's create) whose window [sent - 1 s, answered + SLACK_MS] holds that run's second: one call
+ *    accounts for one run at most;
+ *    (b) no run exists for a time the job was surely inactive (before its creation, while surely paused,
+ *    after its removal) or for an instant the model has no cause for (not a nominal time, a backfilled
+ *    time), unless matched to a call as in (a);
  *    (c) Temporal's own skips (overlap and catch-up window, counted by the schedule) account for the
  *    missing outcomes: with M the CERTAIN times without a run, U the AMBIGUOUS ones without a run plus the
  *    trigger calls without a run, S the schedule's skip counters (overlap, catch-up window, a full
- *    buffer) and B the runs it still held back
- *    (buffered) when the job was removed: M <= S + B and S <= M + U. A missing time of a queueing job
- *    (coalesce false, BUFFER_ALL) is not in M when a pause or removal was sent after it and no run of a
- *    later time started before that call: Temporal drops the runs a paused schedule holds back, uncounted
- *    (reported as a figure). Checked for jobs still there at the
- *    end (their counters are read after a final pause); for jobs removed by an operation, (a) and (b) only,
- *    as for a job found gone when its counters were read, which must have had a remove sent before.
+ *    buffer) and B the runs it still held back (buffered) when the job was removed: M <= S + B and
+ *    S <= M + U. A missing time T of a queueing job (coalesce false, BUFFER_ALL) is not in M (it is in U)
+ *    when runs of the job were in flight without a break from T until a pause or removal was sent, and no
+ *    run of a later time started before that call: Temporal drops, uncounted, the starts a paused schedule
+ *    holds back. Checked for jobs still there at the end (their counters are read after a final pause);
+ *    for jobs removed by an operation, (a) and (b) only, as for a job found gone when its counters were
+ *    read, which must have had a remove sent before.
  *    (d) a run that skipped itself names a reason that holds, judged against the graces it may have
  *    started with (the one the last modify answered before it started set, and those of calls in flight):
  *    `misfire` only when one of them is set and the run closed at least that grace (less 1 s) after its
  *    occurrence (`standsFor`, else its nominal time); `max-instances` only with maxInstances > 1; `dst`
- *    never (the jobs are UTC); and a run of a job that does not queue (coalesce, or maxInstances > 1)
- *    that Temporal started more than every grace it may have had (plus 1 s) after its occurrence must skip.
+ *    never (the jobs have no DST policy); and a run of a job that does not queue (coalesce, or
+ *    maxInstances > 1) that Temporal started more than every grace it may have had (plus 1 s) after its
+ *    occurrence must skip.
  * I2 no completed step ran again: in one run (workflow id and run id), once a later step has started or
  *    the run has closed, an earlier step never starts again; a redrive never runs the steps before the
  *    step it was redriven from.
@@ -41,8 +44,9 @@
  *    one job overlap than its maxInstances, nor more spans of one concurrency key than its maxConcurrent.
  * I4 no run waits forever, nor a client call: every call ends (answered, or failed) by its gRPC deadline
  *    (CALL_DEADLINE_MS); once the plan is done, the faults over, workers up and every job removed, every
- *    pipeline run of the task queue closes within QUIESCE_MS; and no run fails that nothing made fail
- *    (only the flaky pipeline's refused charge and nothing else fails in the plan).
+ *    pipeline run of the task queue closes within QUIESCE_MS (a parent whose `waitFor` is never served
+ *    stays open); and no run fails that nothing made fail (only the flaky pipeline's refused charge and
+ *    nothing else fails in the plan).
  * I5 dead letters and redrive: each failed flaky run has exactly one letter unless a redrive of it
  *    completed, which removes it; every redrive (its charge fixed first) completes.
  * I6 every alert fired once per cause, none without one: a run skipped for misfire or max-instances of a
@@ -53,296 +57,20 @@
  *    within 20 s of a worker SIGKILL (an activity's at-least-once delivery), else it is a violation.
  *    Not covered: onSilent and the server-counted misses, which the watchdog reads after a job's
  *    nominal time and no more often than every 5 minutes.
+ * I7 no lost edit: a job run's first step works the `ms` of the args the last create or modify answered
+ *    before the run started set (or of a call still in flight then).
+ *
+ * The figures (tally.ts) count an outcome only where one of these checks could fire on it, and every case
+ * a carve-out excused, by its reason.
  */
-import { RUN_AT_LEAD_MS } from '../../src/schedule/one-off-due';
-import { previewTrigger } from '../../src/schedule/preview';
-import type { JobRun } from '../../src/client/runs/run-types';
-import type { Trigger } from '../../src/schedule/trigger-types';
+import type { History } from './history';
+import { QUIESCE_MS, READ_BACK_MS } from './history';
+import { checkAlerts } from './alert-invariants';
+import { checkJob, iso } from './job-invariants';
 import { KEY_MAX, STEP_ORDER, type StepRecord } from './pipelines';
-import { QUIESCE_MS, READ_BACK_MS, type Call, type History, type JobLife } from './runner';
+import { Tally, type CheckResult, type Figures, type Violation } from './tally';
 
-/** How far around a call's [sent, answered] the server may still apply it (fire processing, clocks). */
-export const SLACK_MS = 2_000;
-/** A state call within this long after a server fault may meet fires the restart is still catching up. */
-const CATCH_UP_MS = 15_000;
-
-export interface Violation {
-  invariant: string;
-  detail: string;
-}
-
-export interface Figures {
-  operations: number;
-  operationsFailed: number;
-  byKind: Record<string, number>;
-  faults: Record<string, number>;
-  jobs: number;
-  nominalCertain: number;
-  nominalAmbiguous: number;
-  runs: number;
-  stepExecutions: number;
-  alerts: number;
-  redeliveries: number;
-  /** Missing times explained as runs a queueing job held back when it was paused or removed. */
-  bufferDropped: number;
-  outcomesChecked: number;
-  /** Creates left out for want of room (the server refused the oldest job's removal for a minute). */
-  createsLeftOut: number;
-  /** Jobs paused at rest and then found gone, each after a remove that failed but may have landed. */
-  vanishedAtRest: number;
-  /** Calls that took the checker's whole deadline (CALL_DEADLINE_MS), and of them those only its timer ended. */
-  slowCalls: number;
-  hungCalls: number;
-}
-
-type State = 'active' | 'inactive' | 'ambiguous';
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** Nominal times of `trigger` in (from, to], from the project's preview. */
-function nominalTimes(trigger: Trigger, from: number, to: number): number[] {
-  const out: number[] = [];
-  let cursor = from;
-  for (;;) {
-    const p = previewTrigger(trigger, 1000, { from: new Date(cursor) });
-    const times = p.fireTimes.map((f) => Date.parse(f.utc)).filter((t) => t > cursor);
-    for (const t of times) if (t <= to) out.push(t);
-    const last = times[times.length - 1];
-    if (last === undefined || last >= to || times.length === 0) return out;
-    cursor = last;
-  }
-}
-
-/** The job's state at each instant, as far as the calls tell. */
-function stateOf(job: JobLife, h: History): (t: number) => State {
-  type Window = { lo: number; hi: number; effect: 'active' | 'inactive' | 'unknown'; removes: boolean };
-  const widen = (c: Call) => {
-    let lo = c.t0 - SLACK_MS;
-    for (const f of h.faults)
-      if (f.kind !== 'worker-kill' && f.t1 <= c.t0 && c.t0 - f.t1 < CATCH_UP_MS) lo = Math.min(lo, f.t0);
-    return { lo, hi: c.t1 + SLACK_MS };
-  };
-  // Live from the schedule's own start (its createdAt, read back), which can come seconds after the
-  // create call returned; unread, the job may or may not be live until a later state call says. Temporal
-  // takes that start to the whole second: a time of the second it was created in may run (seen: a run for
-  // 23:08:14.000 of a schedule created at 23:08:14.149), so the window opens at the start of that second.
-  const windows: Window[] = [
-    job.create.ok && job.createdAt !== undefined
-      ? {
-          lo: Math.floor(job.createdAt / 1_000) * 1_000,
-          hi: job.createdAt + 1_000,
-          effect: 'active',
-          removes: false,
-        }
-      : { lo: job.create.t0, hi: job.create.t1 + SLACK_MS, effect: 'unknown', removes: false },
-  ];
-  const states = [...job.states];
-  if (job.finalPause) states.push({ ...job.finalPause, kind: 'pause' });
-  for (const s of states) {
-    windows.push({
-      ...widen(s),
-      effect: !s.ok ? 'unknown' : s.kind === 'resume' ? 'active' : 'inactive',
-      removes: s.ok && s.kind === 'remove',
-    });
-  }
-  windows.sort((a, b) => a.lo - b.lo);
-  // Merge overlapping windows: the calls in one may land in any order.
-  const merged: Window[] = [];
-  for (const w of windows) {
-    const last = merged[merged.length - 1];
-    if (last && w.lo <= last.hi) {
-      last.hi = Math.max(last.hi, w.hi);
-      last.removes ||= w.removes;
-      if (last.effect !== w.effect) last.effect = 'unknown';
-    } else merged.push({ ...w });
-  }
-  return (t: number) => {
-    let state: State = 'inactive';
-    for (const w of merged) {
-      if (t < w.lo) return state;
-      if (t <= w.hi) return 'ambiguous';
-      // Past a removal nothing runs again, whatever came with it.
-      if (w.removes) return 'inactive';
-      state = w.effect === 'unknown' ? 'ambiguous' : w.effect;
-    }
-    return state;
-  };
-}
-
-const occurrenceOf = (r: JobRun) => (r.standsFor ?? r.scheduledAt!).getTime();
-
-function checkJob(job: JobLife, h: History, v: Violation[], fig: Figures): void {
-  // Only a remove can make a schedule go: one that vanished at rest had a remove that failed (it may
-  // have landed after all) or one that found it gone (I1 (a) and (b) still hold for it).
-  if (job.vanishedAtRest && !job.states.some((s) => s.kind === 'remove'))
-    v.push({
-      invariant: 'I1c',
-      detail: `job ${job.id}: paused at rest, then gone with no remove sent (${describeCalls(job)})`,
-    });
-  const at = stateOf(job, h);
-  const end = Math.max(
-    ...[job.create, ...job.states, ...(job.finalPause ? [job.finalPause] : [])].map((c) => c.t1),
-  );
-  const times = new Map<number, State>();
-  for (const t of nominalTimes(job.trigger, job.create.t0 - SLACK_MS, end + SLACK_MS)) times.set(t, at(t));
-  // A one-off whose second starts within RUN_AT_LEAD_MS of the create call is run by the create itself
-  // (a backfill in the schedule's initial patch), whenever the schedule's own first task comes: surely so
-  // when it was that close at the answer, maybe when only at the sending (the client's clock read between).
-  // Seen: a run for 23:34:52.000 of a one-off created at 23:34:51.040 whose schedule started at 23:35:17.
-  if ('runAt' in job.trigger)
-    for (const t of times.keys()) {
-      if (t - job.create.t0 >= RUN_AT_LEAD_MS) continue;
-      const sure = job.create.ok && t - job.create.t1 < RUN_AT_LEAD_MS;
-      // Before its schedule's start the job reads as inactive; a state call soon after may still win.
-      const stateSoon = job.states.some((c) => c.t0 < job.create.t1 + SLACK_MS + CATCH_UP_MS);
-      times.set(t, sure && !stateSoon ? 'active' : 'ambiguous');
-    }
-  for (const b of job.backfills)
-    for (const t of nominalTimes(job.trigger, b.from, b.to)) times.set(t, b.ok ? 'active' : 'ambiguous');
-  // A trigger call in the same second as a nominal time may take that time's run id.
-  for (const c of job.triggers)
-    for (const t of times.keys())
-      if (t >= c.t0 - 1_000 && t <= c.t1 + SLACK_MS && times.get(t) === 'active') times.set(t, 'ambiguous');
-  const causeWindows: { lo: number; hi: number }[] = job.triggers.map((c) => ({
-    lo: c.t0 - 1_000,
-    hi: c.t1 + SLACK_MS,
-  }));
-  if ('runAt' in job.trigger) causeWindows.push({ lo: job.create.t0 - 1_000, hi: job.create.t1 + SLACK_MS });
-
-  const byTime = new Map<number, JobRun[]>();
-  for (const r of job.runs) {
-    if (!r.scheduledAt) {
-      v.push({ invariant: 'I1b', detail: `job ${job.id}: run ${r.workflowId} has no nominal time` });
-      continue;
-    }
-    const t = r.scheduledAt.getTime();
-    byTime.set(t, [...(byTime.get(t) ?? []), r]);
-  }
-  let triggeredRuns = 0;
-  for (const [t, runs] of byTime) {
-    fig.outcomesChecked++;
-    // A trigger call in the same second may start a run with that very nominal time (seen: two runs of
-    // 22:38:04.000, one scheduled, one triggered and buffered behind it).
-    const triggersHere = job.triggers.filter((c) => t >= c.t0 - 1_000 && t <= c.t1 + SLACK_MS).length;
-    if (runs.length > 1) triggeredRuns += Math.min(runs.length - 1, triggersHere);
-    if (runs.length > 1 + triggersHere)
-      v.push({
-        invariant: 'I1a',
-        detail: `job ${job.id}: nominal time ${iso(t)} has ${runs.length} runs (${runs.map((r) => r.workflowId).join(', ')})`,
-      });
-    const state = times.get(t);
-    if (state === 'inactive')
-      v.push({
-        invariant: 'I1b',
-        detail: `job ${job.id}: run ${runs[0]!.workflowId} for ${iso(t)}, when the job was surely not active (${describeCalls(job)})`,
-      });
-    else if (state === undefined) {
-      if (causeWindows.some((w) => t >= w.lo && t <= w.hi)) triggeredRuns += runs.length;
-      else
-        v.push({
-          invariant: 'I1b',
-          detail: `job ${job.id}: run ${runs[0]!.workflowId} at ${iso(t)}, neither a nominal time, a backfilled time nor a trigger's (${describeCalls(job)})`,
-        });
-    }
-  }
-  // Temporal drops the runs a queueing job (BUFFER_ALL) still holds back when it is paused or removed, and
-  // counts none of them: a missing time T is such a drop when a pause or removal was sent after T and no
-  // run of a later time started before that call (the buffer is first in, first out).
-  const queueing = job.spec.maxInstances === 1 && !job.spec.coalesce;
-  const stops = [
-    ...job.states.filter((s) => s.kind !== 'resume'),
-    ...(job.finalPause ? [job.finalPause] : []),
-  ];
-  const droppedByStop = (t: number) =>
-    queueing &&
-    stops.some(
-      (p) =>
-        p.t1 + SLACK_MS > t &&
-        !job.runs.some(
-          (r) => r.scheduledAt && r.scheduledAt.getTime() > t && r.startedAt.getTime() < p.t0 - SLACK_MS,
-        ),
-    );
-  const missing = [...times].filter(([t, s]) => s === 'active' && !byTime.has(t)).map(([t]) => t);
-  const missingCertain = missing.filter((t) => !droppedByStop(t));
-  fig.bufferDropped += missing.length - missingCertain.length;
-  const missingAmbiguous = [...times].filter(([t, s]) => s === 'ambiguous' && !byTime.has(t)).length;
-  fig.nominalCertain += [...times.values()].filter((s) => s === 'active').length;
-  fig.nominalAmbiguous += [...times.values()].filter((s) => s === 'ambiguous').length;
-  if (job.counters) {
-    fig.outcomesChecked += missingCertain.length;
-    const S = job.counters.skippedOverlap + job.counters.missedCatchupWindow + job.counters.bufferDropped;
-    const B = job.counters.buffered;
-    // A time counted as dropped by a pause may instead have been missed by the catch-up window (counted):
-    // the scheduler, woken late after an outage, skips it before the pause drops the rest.
-    const U =
-      missingAmbiguous +
-      (missing.length - missingCertain.length) +
-      Math.max(0, job.triggers.length - triggeredRuns);
-    if (missingCertain.length > S + B)
-      v.push({
-        invariant: 'I1c',
-        detail: `job ${job.id}: ${missingCertain.length} nominal times had no outcome but Temporal counted only ${S} skips (+${B} buffered): ${missingCertain.map(iso).join(', ')} (${describeCalls(job)})`,
-      });
-    if (S > missingCertain.length + U)
-      v.push({
-        invariant: 'I1c',
-        detail: `job ${job.id}: Temporal counted ${S} skips, more than the ${missingCertain.length} certain and ${U} possible occasions without a run`,
-      });
-  }
-
-  // I1d: skip reasons, against the graces a run may have started with: the one set by the last call
-  // answered before it started, and those of the calls still in flight then (a failed call may have landed).
-  const gracesAt = (start: number): (number | null)[] => {
-    const sent = job.graces.filter((g) => g.t0 <= start);
-    const settled = sent.filter((g) => g.ok && g.t1 + SLACK_MS < start).pop();
-    return sent
-      .filter((g) => g === settled || g.t1 + SLACK_MS >= (settled?.t0 ?? -Infinity))
-      .map((g) => g.ms);
-  };
-  for (const r of job.runs) {
-    if (!r.scheduledAt) continue;
-    const occ = occurrenceOf(r);
-    const graces = gracesAt(r.startedAt.getTime());
-    const set = graces.filter((g): g is number => g !== null);
-    if (r.status === 'skipped') {
-      fig.outcomesChecked++;
-      const late = (r.closedAt?.getTime() ?? Infinity) - occ;
-      if (r.skipReason === 'misfire' && !set.some((g) => late >= g - 1_000))
-        v.push({
-          invariant: 'I1d',
-          detail: `job ${job.id}: run ${r.workflowId} skipped as misfire, closed ${late} ms after its occurrence (graces it may have had: ${graces.join('/') || 'none'})`,
-        });
-      if (r.skipReason === 'max-instances' && job.spec.maxInstances < 2)
-        v.push({
-          invariant: 'I1d',
-          detail: `job ${job.id}: run ${r.workflowId} skipped as max-instances with maxInstances 1`,
-        });
-      if (r.skipReason === 'dst' || !r.skipReason)
-        v.push({
-          invariant: 'I1d',
-          detail: `job ${job.id}: run ${r.workflowId} skipped with reason ${r.skipReason ?? 'none'}`,
-        });
-    } else if (
-      !queueing &&
-      set.length > 0 &&
-      set.length === graces.length &&
-      r.startedAt.getTime() - occ > Math.max(...set) + 1_000
-    ) {
-      fig.outcomesChecked++;
-      v.push({
-        invariant: 'I1d',
-        detail: `job ${job.id}: run ${r.workflowId} started ${r.startedAt.getTime() - occ} ms after its occurrence, past every grace it may have had (${set.join('/')} ms), and ran (${r.status})`,
-      });
-    }
-  }
-}
-
-function describeCalls(job: JobLife): string {
-  const rel = (t: number) => `${((t - job.create.t0) / 1000).toFixed(1)}s`;
-  const parts = [`created ${iso(job.create.t0)}${job.create.ok ? '' : ' (failed)'}`];
-  for (const s of job.states) parts.push(`${s.kind} ${rel(s.t0)}..${rel(s.t1)}${s.ok ? '' : ' (failed)'}`);
-  if (job.finalPause) parts.push(`final pause ${rel(job.finalPause.t0)}`);
-  return parts.join(', ');
-}
+export { report } from './tally';
 
 /** Which pipeline a workflow id runs (the ids are the checker's own). */
 function pipelineOf(wf: string, jobRuns: Set<string>): string | undefined {
@@ -378,7 +106,7 @@ function peak(spans: Span[]): { n: number; at: number; wfs: string[] } {
   return best;
 }
 
-export function checkHistory(h: History): { violations: Violation[]; figures: Figures } {
+export function checkHistory(h: History): CheckResult {
   const v: Violation[] = [];
   const byKind: Record<string, number> = {};
   for (const c of h.calls) byKind[c.op] = (byKind[c.op] ?? 0) + 1;
@@ -390,22 +118,21 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
     byKind,
     faults,
     jobs: h.jobs.length,
-    nominalCertain: 0,
-    nominalAmbiguous: 0,
     runs: h.jobs.reduce((n, j) => n + j.runs.length, 0) + h.direct.filter((d) => d.start.ok).length,
     stepExecutions: h.steps.filter((s) => s.ev === 'start').length,
     alerts: h.alerts.length,
-    redeliveries: 0,
-    bufferDropped: 0,
-    outcomesChecked: 0,
     createsLeftOut: h.createsLeftOut ?? 0,
     vanishedAtRest: h.jobs.filter((j) => j.vanishedAtRest).length,
     slowCalls: h.slowCalls?.length ?? 0,
     hungCalls: h.slowCalls?.filter((c) => c.hung).length ?? 0,
+    modelFindings: [],
+    tally: new Tally(),
   };
+  const { tally } = fig;
 
   // An incomplete read-back (visibility never listed runs that ran steps) cannot be checked: every
   // invariant would see the missing runs as missing outcomes. One violation says so instead.
+  tally.check('I0');
   if (h.unread?.length) {
     v.push({
       invariant: 'I0',
@@ -413,9 +140,10 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
     });
     return { violations: v, figures: fig };
   }
-  for (const job of h.jobs) checkJob(job, h, v, fig);
+  for (const job of h.jobs) checkJob(job, h, v, tally, fig.modelFindings);
   // I4 for calls: a client call ends, answered or failed by its gRPC deadline; one that outlived its
   // deadline waited on something that never came.
+  tally.check('I4', 'certain', h.calls.length);
   for (const c of h.slowCalls ?? [])
     if (c.hung)
       v.push({
@@ -440,7 +168,8 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
     }
     const closedAt = closed.get(key) ?? directClosed.get(wf);
     for (const s of records.filter((r) => r.ev === 'start')) {
-      fig.outcomesChecked++;
+      // A step start can break the order only in a pipeline of several steps, the close only once known.
+      if (order.length > 1 || closedAt !== undefined || wf.includes('-redrive-')) tally.check('I2');
       const later = records.find(
         (r) => r.ev === 'start' && order.indexOf(r.step) > order.indexOf(s.step) && r.at < s.at,
       );
@@ -481,7 +210,8 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
       .map((r) => ({ r, records: byRun.get(`${r.workflowId}|${r.runId}`) }))
       .filter((x) => x.records?.some((s) => s.ev === 'start'))
       .map((x) => spanOf(x.records!, x.r.closedAt?.getTime()));
-    fig.outcomesChecked++;
+    // Only a job with more runs than it allows at once can break it.
+    if (spans.length > job.spec.maxInstances) tally.check('I3');
     const p = peak(spans);
     if (p.n > job.spec.maxInstances)
       v.push({
@@ -498,7 +228,7 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
           .filter(([k]) => k.startsWith(`${d.workflowId}|`))
           .map(([, r]) => spanOf(r, d.closedAt)),
       );
-    fig.outcomesChecked++;
+    if (spans.length > KEY_MAX) tally.check('I3');
     const p = peak(spans);
     if (p.n > KEY_MAX)
       v.push({
@@ -508,6 +238,7 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
   }
 
   // I4: nothing waits forever; nothing fails without a cause.
+  tally.check('I4', 'certain', h.direct.filter((d) => d.start.ok).length);
   for (const r of h.stillRunning)
     v.push({
       invariant: 'I4',
@@ -515,7 +246,7 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
     });
   for (const job of h.jobs)
     for (const r of job.runs) {
-      fig.outcomesChecked++;
+      tally.check('I4');
       if (!['completed', 'skipped', 'running'].includes(r.status))
         v.push({
           invariant: 'I4',
@@ -524,7 +255,6 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
     }
   for (const d of h.direct) {
     if (!d.start.ok || d.kind === 'flaky') continue;
-    fig.outcomesChecked++;
     if (d.status !== 'COMPLETED' && d.status !== 'RUNNING')
       v.push({
         invariant: d.kind === 'redrive' ? 'I5' : 'I4',
@@ -535,7 +265,7 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
   // I5: dead letters.
   const letters = new Map(h.letters.map((l) => [l.workflowId, l]));
   for (const d of h.direct.filter((x) => x.kind === 'flaky' && x.start.ok)) {
-    fig.outcomesChecked++;
+    tally.check('I5');
     if (d.status !== 'FAILED') {
       v.push({
         invariant: 'I5',
@@ -556,91 +286,6 @@ export function checkHistory(h: History): { violations: Violation[]; figures: Fi
   for (const l of letters.values())
     v.push({ invariant: 'I5', detail: `letter ${l.workflowId} for a run the checker did not fail` });
 
-  // I6: alerts.
-  const jobOfRun = new Map<string, { job: JobLife; run: JobRun }>();
-  for (const job of h.jobs)
-    for (const run of job.runs) jobOfRun.set(`${run.workflowId}|${run.runId}`, { job, run });
-  const seen = new Map<string, number>();
-  const kills = h.faults.filter((f) => f.kind === 'worker-kill').map((f) => f.t0);
-  for (const d of h.alerts) {
-    const e = d.event;
-    const id = `${e.kind}|${e.workflowId}|${e.runId}|${e.reason ?? ''}`;
-    const prior = seen.get(id);
-    if (prior !== undefined) {
-      if (kills.some((k) => Math.abs(k - prior) < 20_000)) fig.redeliveries++;
-      else
-        v.push({
-          invariant: 'I6',
-          detail: `alert ${e.kind} for ${e.workflowId} delivered twice with no worker killed near it`,
-        });
-      continue;
-    }
-    seen.set(id, d.at);
-    const cause = jobOfRun.get(`${e.workflowId}|${e.runId}`);
-    if (e.kind === 'missed' && (e.reason === 'misfire' || e.reason === 'max-instances')) {
-      if (!cause?.job.spec.onMissed || cause.run.status !== 'skipped' || cause.run.skipReason !== e.reason)
-        v.push({
-          invariant: 'I6',
-          detail: `missed alert (${e.reason}) for ${e.workflowId}, which did not skip for that reason (${cause?.run.status ?? 'unknown run'})`,
-        });
-    } else if (e.kind === 'late') {
-      if (!cause?.job.spec.onLate)
-        v.push({ invariant: 'I6', detail: `late alert for ${e.workflowId}, whose job has no onLate` });
-    } else
-      v.push({ invariant: 'I6', detail: `unexpected alert ${e.kind} (${e.reason ?? ''}) for ${e.jobId}` });
-  }
-  const LATE_AFTER = 2_000;
-  for (const { job, run } of jobOfRun.values()) {
-    if (!run.scheduledAt) continue;
-    const key = (kind: string, reason = '') => `${kind}|${run.workflowId}|${run.runId}|${reason}`;
-    if (
-      job.spec.onMissed &&
-      run.status === 'skipped' &&
-      (run.skipReason === 'misfire' || run.skipReason === 'max-instances')
-    ) {
-      fig.outcomesChecked++;
-      if (!seen.has(key('missed', run.skipReason)))
-        v.push({
-          invariant: 'I6',
-          detail: `run ${run.workflowId} skipped (${run.skipReason}) but no missed alert arrived`,
-        });
-    }
-    if (!job.spec.onLate || run.status === 'skipped') continue;
-    const occ = occurrenceOf(run);
-    const lower = run.startedAt.getTime() - occ;
-    const first = h.steps.find((s) => s.wf === run.workflowId && s.run === run.runId && s.ev === 'start');
-    const upper = first ? first.at - occ : Infinity;
-    const alerted = seen.has(key('late'));
-    fig.outcomesChecked++;
-    if (lower > LATE_AFTER + 500 && !alerted && first)
-      v.push({
-        invariant: 'I6',
-        detail: `run ${run.workflowId} started ${lower} ms after its occurrence (lateAfter 2 s) but no late alert arrived`,
-      });
-    if (upper < LATE_AFTER - 200 && alerted)
-      v.push({
-        invariant: 'I6',
-        detail: `late alert for ${run.workflowId}, whose first step started ${upper} ms after its occurrence (lateAfter 2 s)`,
-      });
-  }
+  checkAlerts(h, v, tally);
   return { violations: v, figures: fig };
-}
-
-/** The report: figures, then every violation, with the seed and how to replay it. */
-export function report(h: History, r: { violations: Violation[]; figures: Figures }, replay: string): string {
-  const f = r.figures;
-  const lines = [
-    `model-based checker: seed ${h.seed}, ${Math.round(h.durationMs / 1000)} s of operations`,
-    `  operations: ${f.operations} (${f.operationsFailed} failed: refused or met a fault) ${JSON.stringify(f.byKind)}`,
-    `  faults: ${JSON.stringify(f.faults)}`,
-    `  jobs: ${f.jobs}; nominal times: ${f.nominalCertain} certain, ${f.nominalAmbiguous} ambiguous; runs: ${f.runs}; step executions: ${f.stepExecutions}`,
-    `  queued runs dropped by a pause or removal (Temporal counts none): ${f.bufferDropped}`,
-    `  creates left out for want of room: ${f.createsLeftOut}; jobs found gone at rest after a failed remove: ${f.vanishedAtRest}`,
-    `  calls that took the whole deadline: ${f.slowCalls} (${f.hungCalls} ended only by the timer, past the gRPC deadline)`,
-    `  alerts received: ${f.alerts} (${f.redeliveries} redelivered after a worker kill)`,
-    `  outcomes checked: ${f.outcomesChecked}; violations: ${r.violations.length}`,
-  ];
-  for (const x of r.violations) lines.push(`  VIOLATION ${x.invariant}: ${x.detail}`);
-  if (r.violations.length) lines.push(`  replay: ${replay}`);
-  return lines.join('\n');
 }

@@ -25,6 +25,8 @@ export interface StepRecord {
   attempt: number;
   pid: number;
   at: number;
+  /** At a start: the `ms` of the step's input (the run's args, for a job's first step), for I7. */
+  ms?: number;
 }
 
 export const STEP_NAMES = ['a', 'b', 'c', 'd', 'hold', 'charge'] as const;
@@ -35,7 +37,7 @@ export const STEP_NAMES = ['a', 'b', 'c', 'd', 'hold', 'charge'] as const;
  */
 export function checkerSteps(dir: string) {
   const logFile = path.join(dir, 'steps.log');
-  const record = (ev: StepRecord['ev'], step: string) => {
+  const record = (ev: StepRecord['ev'], step: string, ms?: number) => {
     const info = Context.current().info;
     const line: StepRecord = {
       ev,
@@ -45,11 +47,12 @@ export function checkerSteps(dir: string) {
       attempt: info.attempt,
       pid: process.pid,
       at: Date.now(),
+      ...(ms === undefined ? {} : { ms }),
     };
     appendFileSync(logFile, `${JSON.stringify(line)}\n`);
   };
   const work = (step: string) => async (input: WorkInput) => {
-    record('start', step);
+    record('start', step, input?.ms);
     const until = Date.now() + (input?.ms ?? 0);
     while (Date.now() < until) {
       Context.current().heartbeat();

@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import type { JobRun } from '../../src/client/runs/run-types';
 import { checkHistory, report } from './invariants';
-import { jobRunsInLog, type History } from './runner';
+import type { History } from './history';
+import { jobRunsInLog } from './runner';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: recheck.ts <history.json>');

@@ -13,9 +13,18 @@ import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
 import { TemporalFlowError } from '../../src/errors';
-import type { JobRun } from '../../src/client/runs/run-types';
 import type { Trigger } from '../../src/schedule/trigger-types';
 import type { JobSpec, Op, TimedOp } from './generator';
+import {
+  CALL_DEADLINE_MS,
+  MAX_LIVE_JOBS,
+  QUIESCE_MS,
+  READ_BACK_MS,
+  type Call,
+  type DirectRun,
+  type History,
+  type JobLife,
+} from './history';
 import {
   flakyPipeline,
   jobPipeline,
@@ -25,108 +34,7 @@ import {
   type StepRecord,
 } from './pipelines';
 import type { Delivery } from './receiver';
-import type { CheckerWorkers, ServerControl, ServerFault } from './servers';
-
-/** One client call as asked: when it was sent (t0) and answered (t1), and how it ended. */
-export interface Call {
-  t0: number;
-  t1: number;
-  ok: boolean;
-  error?: string;
-  /** The code of a temporal-flow error (`JOB_NOT_FOUND`...), when the call threw one. */
-  code?: string;
-}
-
-export interface JobLife {
-  id: string;
-  spec: JobSpec;
-  trigger: Trigger;
-  /** The job's misfire grace (ms, null: none) as created and as each modify call set it, for I1d. */
-  graces: (Call & { ms: number | null })[];
-  create: Call;
-  /** When the schedule began processing its times (its `info.createdAt`), when read. */
-  createdAt?: number;
-  /** pause / resume / remove, in the order they were sent. */
-  states: (Call & { kind: 'pause' | 'resume' | 'remove' })[];
-  triggers: Call[];
-  backfills: (Call & { from: number; to: number })[];
-  /** The checker's own pause before it read the counters (quiesce); absent if the job was removed before. */
-  finalPause?: Call;
-  /**
-   * Paused at rest, then found gone when its counters were read: a remove that failed on the client may
-   * have landed on the server after all. Its counters are lost (I1c is not checked for it).
-   */
-  vanishedAtRest?: boolean;
-  counters?: {
-    skippedOverlap: number;
-    missedCatchupWindow: number;
-    /** Runs held back when the job was read (its buffer), and those dropped from a full buffer. */
-    buffered: number;
-    bufferDropped: number;
-  };
-  runs: JobRun[];
-}
-
-export interface DirectRun {
-  kind: 'key' | 'parent' | 'child' | 'flaky' | 'redrive';
-  workflowId: string;
-  key?: string;
-  start: Call;
-  status?: string;
-  closedAt?: number;
-  /** redrive: the letter it redrove. */
-  letter?: string;
-}
-
-export interface Fault {
-  kind: 'worker-kill' | ServerFault;
-  t0: number;
-  t1: number;
-  pid?: number;
-}
-
-export interface History {
-  seed: number;
-  durationMs: number;
-  plan: TimedOp[];
-  calls: { op: string; call: Call }[];
-  jobs: JobLife[];
-  direct: DirectRun[];
-  faults: Fault[];
-  steps: StepRecord[];
-  killedAt: Map<number, number>;
-  alerts: Delivery[];
-  letters: { workflowId: string; lastWorkflowId: string; failures: number }[];
-  /** Pipeline runs still running once the system was left at rest for {@link QUIESCE_MS}. */
-  stillRunning: { workflowId: string; type: string; startedAt: number }[];
-  /** When quiescence began (no more ops, faults or new runs). */
-  restAt: number;
-  /** Calls that took {@link CALL_DEADLINE_MS} or more (past their deadline), by kind; `hung` when the timer ended them. */
-  slowCalls?: { op: string; t0: number; ms: number; hung: boolean; error?: string }[];
-  /** Creates the plan asked for but left out: no room within a minute ({@link MAX_LIVE_JOBS}). */
-  createsLeftOut: number;
-  /**
-   * Runs of the jobs that ran steps (the steps' log says so) but that visibility still did not list when
-   * the read-back gave up ({@link READ_BACK_MS}): the history is incomplete and is not checked further.
-   */
-  unread?: string[];
-}
-
-/** Jobs alive at once: each fires every few seconds, and the server shares 2 cores with the rest. */
-export const MAX_LIVE_JOBS = 8;
-
-/**
- * Every client call of the checker is answered within this, or fails: a gRPC deadline on its connections,
- * and a timer beside it for a call that waits on something else. A call the server never answers is then
- * a failed call (its effect unknown to the model), counted and logged, and never holds the run up.
- */
-export const CALL_DEADLINE_MS = 60_000;
-
-/** How long every run gets, once the system is at rest, to end: far above a run's own length (~15 s). */
-export const QUIESCE_MS = 120_000;
-
-/** How long the read-back waits for visibility to list every run the steps' log shows (a backlog settles). */
-export const READ_BACK_MS = 600_000;
+import type { CheckerWorkers, ServerControl } from './servers';
 
 /** The job runs the steps' log names (a job's run ids are `<job id>-<nominal time>`), by job id. */
 export function jobRunsInLog(jobs: readonly { id: string }[], steps: readonly StepRecord[]): Set<string> {
@@ -353,7 +261,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       id,
       spec,
       trigger,
-      graces: [],
+      edits: [],
       create: { t0: 0, t1: 0, ok: false },
       states: [],
       triggers: [],
@@ -366,7 +274,10 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       return;
     }
     // A one-off's time counts from when its create is sent, not from a wait for room.
-    if (t.kind === 'once') life.trigger = { runAt: new Date(Date.now() + t.inMs) };
+    if (t.kind === 'once') {
+      life.runAt = Date.now() + t.inMs;
+      life.trigger = { runAt: new Date(life.runAt) };
+    }
     life.create = await call('create', () =>
       t.kind === 'interval'
         ? scheduler.scheduleInterval(jobPipeline, { ...common, every: `${t.everyS}s` })
@@ -377,7 +288,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
             })
           : scheduler.scheduleAt(jobPipeline, { ...common, runAt: (life.trigger as { runAt: Date }).runAt }),
     );
-    life.graces.push({ ...life.create, ms: spec.graceS ? spec.graceS * 1000 : null });
+    life.edits.push({ ...life.create, graceMs: spec.graceS ? spec.graceS * 1000 : null, workMs: spec.ms });
     // A schedule starts processing its times at its own workflow's first task (Temporal's createTime),
     // which a loaded or restarting server may run seconds after the create call returned.
     if (life.create.ok)
@@ -401,7 +312,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
             misfireGraceTime: op.graceS === null ? undefined : `${op.graceS}s`,
           }),
         );
-        job.graces.push({ ...c, ms: op.graceS === null ? null : op.graceS * 1000 });
+        job.edits.push({ ...c, graceMs: op.graceS === null ? null : op.graceS * 1000, workMs: op.ms });
         return;
       }
       case 'pause':

@@ -1,0 +1,374 @@
+/*
+ * I1 (one outcome per nominal time) and I7 (no lost edit) for one job; see invariants.ts for their exact
+ * statements. Every carve-out here stands for one Temporal behaviour, cited where it is applied, and is
+ * no wider than that behaviour.
+ */
+import type { JobRun } from '../../src/client/runs/run-types';
+import type { Call, History, JobLife } from './history';
+import { nominalTimes, type ModelTrigger } from './nominal-times';
+import type { Tally, Violation } from './tally';
+
+/** How far around a call's [sent, answered] the server may still apply it (fire processing, clocks). */
+export const SLACK_MS = 2_000;
+/** A state call within this long after a server fault may meet fires the restart is still catching up. */
+export const CATCH_UP_MS = 15_000;
+/**
+ * A one-off whose second starts sooner than this after its create is sent is run by the create itself
+ * (docs/scheduling.md, "A runAt in the past": the server could pass that second before the schedule
+ * exists, so the create backfills it). The checker's own figure of the documented second.
+ */
+export const ONE_OFF_LEAD_MS = 1_000;
+
+type State = 'active' | 'inactive' | 'ambiguous';
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The model's reading of what the plan asked for. */
+export function modelTriggerOf(job: JobLife): ModelTrigger {
+  const t = job.spec.trigger;
+  if (t.kind === 'once') return { kind: 'once', at: job.runAt ?? 0 };
+  return t;
+}
+
+/** The job's state at each instant, as far as the calls tell. */
+function stateOf(job: JobLife, h: History): (t: number) => State {
+  type Window = { lo: number; hi: number; effect: 'active' | 'inactive' | 'unknown'; removes: boolean };
+  const widen = (c: Call) => {
+    let lo = c.t0 - SLACK_MS;
+    for (const f of h.faults)
+      if (f.kind !== 'worker-kill' && f.t1 <= c.t0 && c.t0 - f.t1 < CATCH_UP_MS) lo = Math.min(lo, f.t0);
+    return { lo, hi: c.t1 + SLACK_MS };
+  };
+  // Live from the schedule's own start (its createdAt, read back), which can come seconds after the
+  // create call returned; unread, the job may or may not be live until a later state call says. Temporal
+  // takes that start to the whole second: a time of the second it was created in may run (seen: a run for
+  // 23:08:14.000 of a schedule created at 23:08:14.149), so the window opens at the start of that second.
+  const windows: Window[] = [
+    job.create.ok && job.createdAt !== undefined
+      ? {
+          lo: Math.floor(job.createdAt / 1_000) * 1_000,
+          hi: job.createdAt + 1_000,
+          effect: 'active',
+          removes: false,
+        }
+      : { lo: job.create.t0, hi: job.create.t1 + SLACK_MS, effect: 'unknown', removes: false },
+  ];
+  const states = [...job.states];
+  if (job.finalPause) states.push({ ...job.finalPause, kind: 'pause' });
+  for (const s of states) {
+    windows.push({
+      ...widen(s),
+      effect: !s.ok ? 'unknown' : s.kind === 'resume' ? 'active' : 'inactive',
+      removes: s.ok && s.kind === 'remove',
+    });
+  }
+  windows.sort((a, b) => a.lo - b.lo);
+  // Merge overlapping windows: the calls in one may land in any order.
+  const merged: Window[] = [];
+  for (const w of windows) {
+    const last = merged[merged.length - 1];
+    if (last && w.lo <= last.hi) {
+      last.hi = Math.max(last.hi, w.hi);
+      last.removes ||= w.removes;
+      if (last.effect !== w.effect) last.effect = 'unknown';
+    } else merged.push({ ...w });
+  }
+  return (t: number) => {
+    let state: State = 'inactive';
+    for (const w of merged) {
+      if (t < w.lo) return state;
+      if (t <= w.hi) return 'ambiguous';
+      // Past a removal nothing runs again, whatever came with it.
+      if (w.removes) return 'inactive';
+      state = w.effect === 'unknown' ? 'ambiguous' : w.effect;
+    }
+    return state;
+  };
+}
+
+const occurrenceOf = (r: JobRun) => (r.standsFor ?? r.scheduledAt!).getTime();
+
+export function describeCalls(job: JobLife): string {
+  const rel = (t: number) => `${((t - job.create.t0) / 1000).toFixed(1)}s`;
+  const parts = [`created ${iso(job.create.t0)}${job.create.ok ? '' : ' (failed)'}`];
+  for (const s of job.states) parts.push(`${s.kind} ${rel(s.t0)}..${rel(s.t1)}${s.ok ? '' : ' (failed)'}`);
+  for (const c of job.triggers) parts.push(`trigger ${rel(c.t0)}..${rel(c.t1)}${c.ok ? '' : ' (failed)'}`);
+  if (job.finalPause) parts.push(`final pause ${rel(job.finalPause.t0)}`);
+  return parts.join(', ');
+}
+
+/** A call that can start one run of its own: its window of nominal seconds, and whether it was used. */
+interface Cause {
+  kind: 'trigger' | 'one-off create';
+  lo: number;
+  hi: number;
+  used: boolean;
+}
+
+/**
+ * Matches each extra run (at its nominal second) to a distinct cause whose window holds it: the runs in
+ * time order, each to the open window that closes first (the greedy matching of points to intervals,
+ * which matches as many as any matching can). Returns the runs left without a cause.
+ */
+function matchCauses<T extends { t: number }>(extras: T[], causes: Cause[]): T[] {
+  const left: T[] = [];
+  for (const x of [...extras].sort((a, b) => a.t - b.t)) {
+    const open = causes.filter((c) => !c.used && c.lo <= x.t && x.t <= c.hi).sort((a, b) => a.hi - b.hi);
+    if (open[0]) open[0].used = true;
+    else left.push(x);
+  }
+  return left;
+}
+
+export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally, findings: string[]): void {
+  // Only a remove can make a schedule go: one that vanished at rest had a remove that failed (it may
+  // have landed after all) or one that found it gone (I1 (a) and (b) still hold for it).
+  if (job.vanishedAtRest && !job.states.some((s) => s.kind === 'remove'))
+    v.push({
+      invariant: 'I1c',
+      detail: `job ${job.id}: paused at rest, then gone with no remove sent (${describeCalls(job)})`,
+    });
+  const model = modelTriggerOf(job);
+  const at = stateOf(job, h);
+  const end = Math.max(
+    ...[job.create, ...job.states, ...(job.finalPause ? [job.finalPause] : [])].map((c) => c.t1),
+  );
+  const times = new Map<number, State>();
+  for (const t of nominalTimes(model, job.create.t0 - SLACK_MS, end + SLACK_MS)) times.set(t, at(t));
+  // A one-off whose second starts within ONE_OFF_LEAD_MS of the create call is run by the create itself
+  // (a backfill in the schedule's initial patch), whenever the schedule's own first task comes: surely so
+  // when it was that close at the answer, maybe when only at the sending (the client's clock read between).
+  // Seen: a run for 23:34:52.000 of a one-off created at 23:34:51.040 whose schedule started at 23:35:17.
+  if (model.kind === 'once')
+    for (const t of times.keys()) {
+      if (t - job.create.t0 >= ONE_OFF_LEAD_MS) continue;
+      const sure = job.create.ok && t - job.create.t1 < ONE_OFF_LEAD_MS;
+      // Before its schedule's start the job reads as inactive; a state call soon after may still win.
+      const stateSoon = job.states.some((c) => c.t0 < job.create.t1 + SLACK_MS + CATCH_UP_MS);
+      times.set(t, sure && !stateSoon ? 'active' : 'ambiguous');
+    }
+  for (const b of job.backfills)
+    for (const t of nominalTimes(model, b.from, b.to)) times.set(t, b.ok ? 'active' : 'ambiguous');
+
+  // Temporal's TriggerImmediately starts one run whose nominal time is the scheduler's clock when it
+  // takes the request, to the whole second (the scheduler workflow's startWorkflow names the run and sets
+  // TemporalScheduledStartTime from the nominal time truncated to the second): after the call was sent,
+  // and by its answer give or take the slack. So one trigger call accounts for at most one run, at a
+  // second in [sent - 1 s, answered + SLACK_MS]; it may share that second with a nominal time (seen: two
+  // runs of 22:38:04.000, one scheduled, one triggered and buffered behind it). A one-off run at once by
+  // its create is the create's one run likewise.
+  const causes: Cause[] = job.triggers.map((c) => ({
+    kind: 'trigger',
+    lo: c.t0 - 1_000,
+    hi: c.t1 + SLACK_MS,
+    used: false,
+  }));
+  if (model.kind === 'once')
+    causes.push({
+      kind: 'one-off create',
+      lo: job.create.t0 - 1_000,
+      hi: job.create.t1 + SLACK_MS,
+      used: false,
+    });
+
+  const byTime = new Map<number, JobRun[]>();
+  for (const r of job.runs) {
+    if (!r.scheduledAt) {
+      tally.check('I1b');
+      v.push({ invariant: 'I1b', detail: `job ${job.id}: run ${r.workflowId} has no nominal time` });
+      continue;
+    }
+    const t = r.scheduledAt.getTime();
+    byTime.set(t, [...(byTime.get(t) ?? []), r]);
+  }
+  // Each second with runs: the model's time there (if any) accounts for one run, a cause for each other.
+  const extras: { t: number; run: JobRun; state: State | undefined }[] = [];
+  for (const [t, runs] of byTime) {
+    const state = times.get(t);
+    // A second run is checked at every such second (I1a), a run where the job was surely inactive or the
+    // model has no time at all (I1b); at an ambiguous time only the first applies.
+    if (state === 'active') tally.check('I1a');
+    else if (state === 'ambiguous') tally.check('I1a', 'ambiguous');
+    else tally.check('I1b');
+    const scheduled = state === 'active' || state === 'ambiguous' ? 1 : 0;
+    for (const run of runs.slice(scheduled)) extras.push({ t, run, state });
+  }
+  const uncaused = matchCauses(extras, causes);
+  tally.excuse('extra run started by its own trigger call (one per call)', extras.length - uncaused.length);
+  for (const x of uncaused) {
+    const runs = byTime.get(x.t)!;
+    if (x.state === 'active' || x.state === 'ambiguous')
+      v.push({
+        invariant: 'I1a',
+        detail: `job ${job.id}: nominal time ${iso(x.t)} has ${runs.length} runs (${runs.map((r) => r.workflowId).join(', ')}), more than its trigger calls account for (${describeCalls(job)})`,
+      });
+    else if (x.state === 'inactive')
+      v.push({
+        invariant: 'I1b',
+        detail: `job ${job.id}: run ${x.run.workflowId} for ${iso(x.t)}, when the job was surely not active (${describeCalls(job)})`,
+      });
+    else {
+      findings.push(
+        `job ${job.id} (${JSON.stringify(model)}): a run at ${iso(x.t)}, which the model has no cause for`,
+      );
+      v.push({
+        invariant: 'I1b',
+        detail: `job ${job.id}: run ${x.run.workflowId} at ${iso(x.t)}, neither a nominal time, a backfilled time nor a trigger's (${describeCalls(job)})`,
+      });
+    }
+  }
+  const triggersWithoutRun = causes.filter((c) => c.kind === 'trigger' && !c.used).length;
+
+  const queueing = job.spec.maxInstances === 1 && !job.spec.coalesce;
+  const missing = [...times].filter(([t, s]) => s === 'active' && !byTime.has(t)).map(([t]) => t);
+  const dropped = queueing ? missing.filter((t) => droppedFromBuffer(job, h, t)) : [];
+  const missingCertain = missing.filter((t) => !dropped.includes(t));
+  tally.excuse('queued time dropped by a pause or removal while a run was in flight', dropped.length);
+  const missingAmbiguous = [...times].filter(([t, s]) => s === 'ambiguous' && !byTime.has(t)).length;
+  tally.nominal.certain += [...times.values()].filter((s) => s === 'active').length;
+  tally.nominal.ambiguous += [...times.values()].filter((s) => s === 'ambiguous').length;
+  // (c) Only where the schedule's counters were read can a missing time be checked.
+  if (job.counters) {
+    tally.check('I1c', 'certain', missingCertain.length);
+    const S = job.counters.skippedOverlap + job.counters.missedCatchupWindow + job.counters.bufferDropped;
+    const B = job.counters.buffered;
+    tally.excuse(
+      'missing time Temporal counted as skipped (overlap, catch-up window, full buffer)',
+      Math.min(S, missingCertain.length),
+    );
+    tally.excuse('missing time still buffered at rest', Math.min(B, Math.max(0, missingCertain.length - S)));
+    // A time counted as dropped by a pause may instead have been missed by the catch-up window (counted):
+    // the scheduler, woken late after an outage, skips it before the pause drops the rest.
+    const U = missingAmbiguous + dropped.length + triggersWithoutRun;
+    if (missingCertain.length > S + B) {
+      findings.push(
+        `job ${job.id} (${JSON.stringify(model)}): ${missingCertain.length - S - B} certain nominal times without a run or a counted skip, among ${missingCertain.map(iso).join(', ')}`,
+      );
+      v.push({
+        invariant: 'I1c',
+        detail: `job ${job.id}: ${missingCertain.length} nominal times had no outcome but Temporal counted only ${S} skips (+${B} buffered): ${missingCertain.map(iso).join(', ')} (${describeCalls(job)})`,
+      });
+    }
+    if (S > 0) tally.check('I1c');
+    if (S > missingCertain.length + U)
+      v.push({
+        invariant: 'I1c',
+        detail: `job ${job.id}: Temporal counted ${S} skips, more than the ${missingCertain.length} certain and ${U} possible occasions without a run`,
+      });
+  }
+  checkSkips(job, v, tally, queueing);
+  checkEdits(job, h, v, tally);
+}
+
+/**
+ * A queueing job's (overlap BUFFER_ALL) time T is held back only while a run of the job is in flight,
+ * and a pause or removal drops what is held, uncounted: Temporal's scheduler workflow (processBuffer)
+ * takes the next buffered start only once nothing runs, and then drops it without a count when the
+ * schedule is paused ("try again to drain the buffer if paused"); a deleted schedule holds nothing. So T
+ * is excused as dropped only when runs of the job were in flight without a break from T until a pause or
+ * removal was sent, and no run of a later time started before that call (the buffer is first in, first
+ * out). The scheduler learns of a close within the slack, or once it runs again after a server fault.
+ */
+function droppedFromBuffer(job: JobLife, h: History, t: number): boolean {
+  const stops = [
+    ...job.states.filter((s) => s.kind !== 'resume'),
+    ...(job.finalPause ? [job.finalPause] : []),
+  ];
+  const spans = job.runs.map((r) => {
+    const closed = r.closedAt?.getTime() ?? Infinity;
+    let hi = closed + SLACK_MS;
+    for (const f of h.faults)
+      if (f.kind !== 'worker-kill' && f.t0 <= hi && f.t1 + CATCH_UP_MS >= closed)
+        hi = Math.max(hi, f.t1 + CATCH_UP_MS);
+    return { lo: r.startedAt.getTime() - SLACK_MS, hi };
+  });
+  const covered = (from: number, to: number) => {
+    let reach = from;
+    for (const s of [...spans].sort((a, b) => a.lo - b.lo)) {
+      if (s.lo > reach) break;
+      reach = Math.max(reach, s.hi);
+      if (reach >= to) return true;
+    }
+    return reach >= to;
+  };
+  return stops.some(
+    (p) =>
+      p.t1 + SLACK_MS > t &&
+      covered(t, Math.max(t, p.t0 - SLACK_MS)) &&
+      !job.runs.some(
+        (r) => r.scheduledAt && r.scheduledAt.getTime() > t && r.startedAt.getTime() < p.t0 - SLACK_MS,
+      ),
+  );
+}
+
+/** What a call-by-call setting may be at `start`: the last one settled before it, and those in flight. */
+function possibleAt<T>(edits: (Call & { v: T })[], start: number): T[] {
+  const sent = edits.filter((g) => g.t0 <= start);
+  const settled = sent.filter((g) => g.ok && g.t1 + SLACK_MS < start).pop();
+  return sent.filter((g) => g === settled || g.t1 + SLACK_MS >= (settled?.t0 ?? -Infinity)).map((g) => g.v);
+}
+
+/** I1d: skip reasons, against the graces a run may have started with. */
+function checkSkips(job: JobLife, v: Violation[], tally: Tally, queueing: boolean): void {
+  const graceEdits = job.edits.map((e) => ({ ...e, v: e.graceMs }));
+  for (const r of job.runs) {
+    if (!r.scheduledAt) continue;
+    const occ = occurrenceOf(r);
+    const graces = possibleAt(graceEdits, r.startedAt.getTime());
+    const set = graces.filter((g): g is number => g !== null);
+    if (r.status === 'skipped') {
+      tally.check('I1d');
+      const late = (r.closedAt?.getTime() ?? Infinity) - occ;
+      if (r.skipReason === 'misfire' && !set.some((g) => late >= g - 1_000))
+        v.push({
+          invariant: 'I1d',
+          detail: `job ${job.id}: run ${r.workflowId} skipped as misfire, closed ${late} ms after its occurrence (graces it may have had: ${graces.join('/') || 'none'})`,
+        });
+      if (r.skipReason === 'max-instances' && job.spec.maxInstances < 2)
+        v.push({
+          invariant: 'I1d',
+          detail: `job ${job.id}: run ${r.workflowId} skipped as max-instances with maxInstances 1`,
+        });
+      if (r.skipReason === 'dst' || !r.skipReason)
+        v.push({
+          invariant: 'I1d',
+          detail: `job ${job.id}: run ${r.workflowId} skipped with reason ${r.skipReason ?? 'none'}`,
+        });
+    } else if (!queueing && set.length > 0 && set.length === graces.length) {
+      // A run of a job that does not queue, started past every grace it may have had, must skip.
+      tally.check('I1d');
+      if (r.startedAt.getTime() - occ > Math.max(...set) + 1_000)
+        v.push({
+          invariant: 'I1d',
+          detail: `job ${job.id}: run ${r.workflowId} started ${r.startedAt.getTime() - occ} ms after its occurrence, past every grace it may have had (${set.join('/')} ms), and ran (${r.status})`,
+        });
+    }
+  }
+}
+
+/**
+ * I7: no lost edit. A run's first step works the `ms` of the run's args, which the create set and each
+ * modify call replaced: a run started after a modify was answered (and no other edit in flight) works the
+ * modified `ms`, never an older one.
+ */
+function checkEdits(job: JobLife, h: History, v: Violation[], tally: Tally): void {
+  const workEdits = job.edits.map((e) => ({ ...e, v: e.workMs }));
+  for (const r of job.runs) {
+    const first = h.steps.find(
+      (s) =>
+        s.wf === r.workflowId &&
+        s.run === r.runId &&
+        s.ev === 'start' &&
+        s.step === 'a' &&
+        s.ms !== undefined,
+    );
+    if (!first) continue;
+    const possible = possibleAt(workEdits, r.startedAt.getTime());
+    if (possible.length === 0) continue;
+    tally.check('I7', new Set(possible).size === 1 ? 'certain' : 'ambiguous');
+    if (!possible.includes(first.ms!))
+      v.push({
+        invariant: 'I7',
+        detail: `job ${job.id}: run ${r.workflowId} (started ${iso(r.startedAt.getTime())}) worked ${first.ms} ms, but the edits it may have started under set ${possible.join('/')} ms (an edit lost)`,
+      });
+  }
+}

@@ -1,0 +1,315 @@
+import { describe, expect, it } from 'vitest';
+import { checkHistory } from '../checker/invariants';
+import type { History, JobLife } from '../checker/history';
+import type { JobAlertEvent } from '../../src/workflows/alert-types';
+import {
+  addDirect,
+  addJob,
+  addRun,
+  at,
+  call,
+  emptyHistory,
+  every,
+  fillRuns,
+  step,
+} from '../helpers/checker-history';
+
+/*
+ * Every invariant of the model-based checker (test/checker/invariants.ts) fed a hand-made bad history it
+ * must flag, and the good twin it must pass: a check that cannot fail proves nothing.
+ */
+
+const flagged = (h: History) => checkHistory(h).violations.map((v) => v.invariant);
+
+/** A job firing every 2 s for a minute with every run where it belongs. */
+function goodJob(opts: Parameters<typeof addJob>[1] = {}): { h: History; job: JobLife } {
+  const h = emptyHistory();
+  const job = addJob(h, opts);
+  fillRuns(h, job);
+  return { h, job };
+}
+
+const alert = (h: History, e: Partial<JobAlertEvent>, atMs: number) =>
+  h.alerts.push({ at: at(atMs), event: { kind: 'missed', jobId: 'j', text: '', at: '', ...e } });
+
+describe('the checker invariants, each shown to fire', () => {
+  it('passes a job that fired every time, once (the good twin of I1)', () => {
+    const { h } = goodJob();
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I0: an incomplete read-back is the one finding', () => {
+    const { h } = goodJob();
+    h.unread = ['ck-unit-x-2026-12-04T10:00:02Z'];
+    expect(flagged(h)).toEqual(['I0']);
+  });
+
+  it('I1a: a nominal time with two runs and no trigger call', () => {
+    const { h, job } = goodJob();
+    addRun(h, job, 10_000, { startAfter: 700, lasts: 300 });
+    expect(flagged(h)).toEqual(['I1a']);
+  });
+
+  it('I1a good twin: the second run is its own trigger call', () => {
+    const { h, job } = goodJob();
+    addRun(h, job, 10_000, { startAfter: 700, lasts: 300 });
+    job.triggers.push(call(9_500, 9_800));
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I1b: a job that kept firing after a pause was answered', () => {
+    const h = emptyHistory();
+    const job = addJob(h);
+    job.states.push({ ...call(20_000, 20_200), kind: 'pause' });
+    fillRuns(h, job);
+    const v = flagged(h);
+    expect(v.length).toBeGreaterThan(10);
+    expect(new Set(v)).toEqual(new Set(['I1b']));
+  });
+
+  it('I1b good twin: the runs stop at the pause', () => {
+    const h = emptyHistory();
+    const job = addJob(h);
+    job.states.push({ ...call(20_000, 20_200), kind: 'pause' });
+    for (const t of every(2, 2_000, 18_000)) addRun(h, job, t);
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I1b: a run at an instant the model has no cause for, listed as a model finding', () => {
+    const { h, job } = goodJob();
+    addRun(h, job, 3_500);
+    const r = checkHistory(h);
+    expect(r.violations.map((v) => v.invariant)).toEqual(['I1b']);
+    expect(r.figures.modelFindings).toEqual([expect.stringContaining('2026-12-04T10:00:03.500Z')]);
+  });
+
+  it('I1c: a job that stops firing halfway, with no skip counted', () => {
+    const h = emptyHistory();
+    const job = addJob(h);
+    for (const t of every(2, 2_000, 30_000)) addRun(h, job, t);
+    const r = checkHistory(h);
+    expect(r.violations.map((v) => v.invariant)).toEqual(['I1c']);
+    expect(r.figures.modelFindings).toHaveLength(1);
+  });
+
+  it('I1c good twin: the missing times are Temporal-counted overlap skips', () => {
+    const h = emptyHistory();
+    const job = addJob(h, { counters: { skippedOverlap: 13 } });
+    for (const t of every(2, 2_000, 30_000)) addRun(h, job, t);
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I1c: Temporal counted more skips than there were occasions', () => {
+    // 3 times were ambiguous (the first, in the create's second, and the last two, at the final pause).
+    const { h } = goodJob({ counters: { skippedOverlap: 4 } });
+    expect(flagged(h)).toEqual(['I1c']);
+  });
+
+  it('I1d: a run skipped as misfire when the job has no grace', () => {
+    const h = emptyHistory();
+    const job = addJob(h);
+    for (const t of every(2, 2_000, 58_000))
+      addRun(h, job, t, t === 10_000 ? { status: 'skipped', skipReason: 'misfire', lasts: 3_000 } : {});
+    expect(flagged(h)).toEqual(['I1d']);
+  });
+
+  it('I1d good twin: a misfire past the 2 s grace', () => {
+    const h = emptyHistory();
+    const job = addJob(h, { spec: { graceS: 2 } });
+    for (const t of every(2, 2_000, 58_000))
+      addRun(h, job, t, t === 10_000 ? { status: 'skipped', skipReason: 'misfire', lasts: 3_000 } : {});
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I1d: a non-queueing run started past its grace that ran anyway', () => {
+    const h = emptyHistory();
+    const job = addJob(h, { spec: { graceS: 2 } });
+    for (const t of every(2, 2_000, 58_000))
+      addRun(h, job, t, t === 10_000 ? { startAfter: 3_500, lasts: 100 } : {});
+    expect(flagged(h)).toEqual(['I1d']);
+  });
+
+  it('I2: a completed step run twice (step a again after b started)', () => {
+    const { h, job } = goodJob();
+    const r = job.runs[3]!;
+    h.steps.push(step(r.workflowId, r.runId, 'a', 'start', r.closedAt!.getTime() - 100, 200));
+    expect(flagged(h)).toEqual(['I2']);
+  });
+
+  it('I2 good twin: step a retried before b started', () => {
+    const { h, job } = goodJob();
+    const r = job.runs[3]!;
+    h.steps.push(step(r.workflowId, r.runId, 'a', 'start', r.startedAt.getTime() + 20, 200));
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I2: a redrive that ran the steps before the one it was redriven from', () => {
+    const h = emptyHistory();
+    const flaky = addDirect(h, { kind: 'flaky', workflowId: 'ck-flaky-u-1', status: 'FAILED' });
+    const redrive = addDirect(h, {
+      kind: 'redrive',
+      workflowId: 'ck-flaky-u-1-redrive-ab12',
+      letter: flaky.workflowId,
+    });
+    h.steps.push(
+      step(redrive.workflowId, 'r1', 'a', 'start', at(2_000)),
+      step(redrive.workflowId, 'r1', 'a', 'end', at(2_100)),
+    );
+    expect(flagged(h)).toEqual(['I2']);
+  });
+
+  it('I3: maxInstances 2 and three runs at once', () => {
+    const h = emptyHistory();
+    const job = addJob(h, { spec: { maxInstances: 2, coalesce: false }, finalPauseAt: null });
+    job.states.push({ ...call(30_000, 30_200), kind: 'remove' });
+    for (const t of [2_000, 4_000, 6_000]) addRun(h, job, t, { lasts: 10_000 });
+    expect(flagged(h)).toEqual(['I3']);
+  });
+
+  it('I3 good twin: never more than two at once', () => {
+    const h = emptyHistory();
+    const job = addJob(h, { spec: { maxInstances: 2, coalesce: false }, finalPauseAt: null });
+    job.states.push({ ...call(30_000, 30_200), kind: 'remove' });
+    for (const t of [2_000, 4_000, 16_000]) addRun(h, job, t, { lasts: 10_000 });
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I3: three runs of one concurrency key at once (maxConcurrent 2), and its good twin', () => {
+    const keyRuns = (starts: number[]) => {
+      const h = emptyHistory();
+      starts.forEach((s, i) => {
+        const d = addDirect(h, { kind: 'key', workflowId: `ck-key-u-${i}`, key: 'k0' });
+        h.steps.push(
+          step(d.workflowId, 'r', 'hold', 'start', at(s)),
+          step(d.workflowId, 'r', 'hold', 'end', at(s + 2_000)),
+        );
+      });
+      return h;
+    };
+    expect(flagged(keyRuns([1_000, 1_500, 2_000]))).toEqual(['I3']);
+    expect(flagged(keyRuns([1_000, 1_500, 3_000]))).toEqual([]);
+  });
+
+  it('I4: a waiter never served (a parent still waiting at rest)', () => {
+    const h = emptyHistory();
+    addDirect(h, { kind: 'parent', workflowId: 'ck-parent-u-1', status: 'RUNNING' });
+    delete h.direct[0]!.closedAt;
+    h.stillRunning.push({ workflowId: 'ck-parent-u-1', type: 'pipelineWorkflow', startedAt: at(1_000) });
+    expect(flagged(h)).toEqual(['I4']);
+  });
+
+  it('I4: a job run that failed with nothing to make it fail, and a call past its deadline', () => {
+    const { h, job } = goodJob();
+    job.runs[2]!.status = 'failed';
+    h.slowCalls!.push({ op: 'pause', t0: at(5_000), ms: 65_000, hung: true });
+    expect(flagged(h)).toEqual(['I4', 'I4']);
+  });
+
+  it('I4 good twin: a parent served and closed', () => {
+    const h = emptyHistory();
+    addDirect(h, { kind: 'parent', workflowId: 'ck-parent-u-1' });
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I5: a failed run without its dead letter, and a letter kept after its redrive completed', () => {
+    const h = emptyHistory();
+    addDirect(h, { kind: 'flaky', workflowId: 'ck-flaky-u-1', status: 'FAILED' });
+    addDirect(h, { kind: 'flaky', workflowId: 'ck-flaky-u-2', status: 'FAILED' });
+    addDirect(h, { kind: 'redrive', workflowId: 'ck-flaky-u-2-redrive-1', letter: 'ck-flaky-u-2' });
+    h.letters.push({ workflowId: 'ck-flaky-u-2', lastWorkflowId: 'ck-flaky-u-2', failures: 1 });
+    expect(checkHistory(h).violations.map((v) => v.detail)).toEqual([
+      'failed run ck-flaky-u-1 has no dead letter',
+      'letter ck-flaky-u-2 still queued after its redrive completed',
+    ]);
+  });
+
+  it('I5 good twin: one letter until the redrive', () => {
+    const h = emptyHistory();
+    addDirect(h, { kind: 'flaky', workflowId: 'ck-flaky-u-1', status: 'FAILED' });
+    h.letters.push({ workflowId: 'ck-flaky-u-1', lastWorkflowId: 'ck-flaky-u-1', failures: 1 });
+    addDirect(h, { kind: 'flaky', workflowId: 'ck-flaky-u-2', status: 'FAILED' });
+    addDirect(h, { kind: 'redrive', workflowId: 'ck-flaky-u-2-redrive-1', letter: 'ck-flaky-u-2' });
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  describe('I6', () => {
+    /** A job with onMissed and a 2 s grace whose run for 10 s skipped itself as misfire. */
+    function missedJob() {
+      const h = emptyHistory();
+      const job = addJob(h, { spec: { onMissed: true, graceS: 2 } });
+      for (const t of every(2, 2_000, 58_000))
+        addRun(h, job, t, t === 10_000 ? { status: 'skipped', skipReason: 'misfire', lasts: 3_000 } : {});
+      const skipped = job.runs.find((r) => r.status === 'skipped')!;
+      const event = {
+        kind: 'missed' as const,
+        jobId: job.id,
+        workflowId: skipped.workflowId,
+        runId: skipped.runId,
+        reason: 'misfire' as const,
+      };
+      return { h, job, event };
+    }
+
+    it('a missing alert: a run skipped for misfire and no missed alert', () => {
+      expect(flagged(missedJob().h)).toEqual(['I6']);
+    });
+
+    it('good twin: exactly one missed alert', () => {
+      const { h, event } = missedJob();
+      alert(h, event, 13_100);
+      expect(checkHistory(h).violations).toEqual([]);
+    });
+
+    it('a second alert for one cause, with no worker killed near it', () => {
+      const { h, event } = missedJob();
+      alert(h, event, 13_100);
+      alert(h, event, 14_000);
+      expect(flagged(h)).toEqual(['I6']);
+    });
+
+    it('good twin: a second delivery within 20 s of a worker SIGKILL is the activity retried', () => {
+      const { h, event } = missedJob();
+      alert(h, event, 13_100);
+      alert(h, event, 16_000);
+      h.faults.push({ kind: 'worker-kill', t0: at(13_500), t1: at(14_500), pid: 1 });
+      const r = checkHistory(h);
+      expect(r.violations).toEqual([]);
+      expect(Object.values(r.figures.tally.excused)).toEqual([1]);
+    });
+
+    it('an alert with no cause: missed for a run that completed', () => {
+      const { h, job } = goodJob({ spec: { onMissed: true } });
+      const r = job.runs[4]!;
+      alert(h, { jobId: job.id, workflowId: r.workflowId, runId: r.runId, reason: 'misfire' }, 9_000);
+      expect(flagged(h)).toEqual(['I6']);
+    });
+
+    it('a late run with no late alert, and a late alert for a run on time', () => {
+      const h = emptyHistory();
+      const job = addJob(h, { spec: { onLate: true, coalesce: false } });
+      for (const t of every(2, 2_000, 58_000)) addRun(h, job, t, t === 10_000 ? { startAfter: 3_000 } : {});
+      const onTime = job.runs[0]!;
+      alert(h, { kind: 'late', jobId: job.id, workflowId: onTime.workflowId, runId: onTime.runId }, 3_000);
+      expect(checkHistory(h).violations.map((v) => v.detail)).toEqual([
+        expect.stringContaining('whose first step started 60 ms after its occurrence'),
+        expect.stringContaining('but no late alert arrived'),
+      ]);
+    });
+  });
+
+  it('I7: a lost edit, runs long after a modify still working the old ms', () => {
+    const { h, job } = goodJob();
+    job.edits.push({ ...call(20_000, 20_300), graceMs: null, workMs: 700 });
+    const v = checkHistory(h).violations;
+    expect(v.length).toBeGreaterThan(10);
+    expect(new Set(v.map((x) => x.invariant))).toEqual(new Set(['I7']));
+  });
+
+  it('I7 good twin: the runs after the modify work its ms', () => {
+    const h = emptyHistory();
+    const job = addJob(h);
+    job.edits.push({ ...call(20_000, 20_300), graceMs: null, workMs: 700 });
+    for (const t of every(2, 2_000, 58_000)) addRun(h, job, t, t > 20_000 ? { workMs: 700 } : {});
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+});
