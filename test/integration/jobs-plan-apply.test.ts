@@ -355,6 +355,14 @@ describe('--adopt, then --prune', () => {
         (await describeScheduleIfAny(t.client, adopted))?.typedSearchAttributes.get(SET_SEARCH_ATTRIBUTE),
       ).toBe(set);
 
+      // Every later write keeps it, a replaceExisting that sends search attributes of its own included.
+      await scheduler.pauseJob(adopted, 'kept paused');
+      await scheduler.modifyJob(adopted, { args: ['again'] });
+      await scheduler.schedule(health, { jobId: adopted, every: '1h', paused: true, replaceExisting: true });
+      expect(
+        (await describeScheduleIfAny(t.client, adopted))?.typedSearchAttributes.get(SET_SEARCH_ATTRIBUTE),
+      ).toBe(set);
+
       if (cliEdit) {
         await cliUpdate(adopted, '30 4 * * *');
         // Still the set's: a drift to write back, not a job of no set.
