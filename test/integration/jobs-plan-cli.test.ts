@@ -12,7 +12,7 @@ import { describeScheduleIfAny } from '../../src/client/describe-schedule';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { pipeline } from '../../src/pipeline';
 import { watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
-import { connectTest, type TestContext } from '../helpers/temporal';
+import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 let t: TestContext;
 let dir: string;
@@ -165,7 +165,7 @@ describe('tflow plan / tflow apply', () => {
     });
   });
 
-  it('prints no secret of an alert target (kind and hash only), in the text and --json of create and update plans', async () => {
+  it('prints no secret of an alert target (kind and hash only), in the text and --json of create, update and delete plans', async () => {
     const set = t.uid('cli-secret');
     const jobId = t.uid('cli-secret');
     // No watchdog worker polls this queue: the job's watchdog waits there, and never calls the webhook.
@@ -224,6 +224,20 @@ describe('tflow plan / tflow apply', () => {
         to: expect.stringContaining(change![2]!),
       },
     ]);
+
+    // The file drops it: the delete plan lists the values removed (all of them in --json), hashed too.
+    const v3 = await jobsFile('secret-v3.yaml', set, []);
+    const deleting = await waitFor('the prune plan to list the job', async () => {
+      const r = await run(['plan', v3, '--prune', '--json']);
+      return r.out.includes('"action": "delete"') ? r : undefined;
+    });
+    const removed = JSON.parse(deleting.out) as typeof plan;
+    expect(removed.jobs[0]?.changes).toContainEqual({
+      field: 'alerts',
+      from: `{"expectSuccessWithin":"26h","onSilent":"${change![1]}"}`,
+    });
+    quiet(deleting);
+    quiet(await run(['plan', v3, '--prune']));
 
     // An error about a target names its field and host, never its path, query or header.
     const bad = await jobsFile('secret-bad.yaml', set, [
