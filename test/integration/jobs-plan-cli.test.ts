@@ -322,4 +322,31 @@ describe('tflow plan / tflow apply', () => {
       await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).terminate('test over');
     }
   });
+
+  it("--adopt makes a job of no set the file's, and --prune deletes it once the file drops it", async () => {
+    const set = t.uid('cli-adopt');
+    const [adopted, other] = [t.uid('cli-adopted'), t.uid('cli-other')];
+    const scheduler = new PipelineScheduler(t.client, { taskQueue: t.taskQueue });
+    await scheduler.schedule(spec, { jobId: adopted, cron: '0 5 * * *', paused: true });
+    const job = (jobId: string) => ({ jobId, pipeline: 'cli-plan-etl', cron: '0 5 * * *', paused: true });
+    const both = await jobsFile('adopt-1.yaml', set, [job(adopted), job(other)]);
+
+    expect(await run(['plan', both])).toMatchObject({ out: expect.stringContaining(`  ! ${adopted}`) });
+    const planned = await run(['plan', both, '--adopt']);
+    expect(planned.code).toBe(2);
+    expect(planned.out).toContain(`  ~ ${adopted} (cli-plan-etl)\n`);
+    expect(planned.out).toContain(`kept: adopted: the job becomes set "${set}"'s`);
+    expect(await run(['apply', both, '--adopt', '--yes'])).toMatchObject({ code: 0, err: '' });
+    expect(await run(['plan', both])).toMatchObject({ code: 0, out: expect.stringContaining('No changes') });
+
+    const one = await jobsFile('adopt-2.yaml', set, [job(other)]);
+    const pruning = await waitFor('the prune plan to list the adopted job', async () => {
+      const r = await run(['plan', one, '--prune']);
+      return r.out.includes(`  - ${adopted}`) ? r : undefined;
+    });
+    expect(pruning.out).toContain('Plan: 0 to create, 0 to update, 1 to delete, 1 unchanged, 0 blocked.');
+    expect(await run(['apply', one, '--prune', '--yes'])).toMatchObject({ code: 0 });
+    expect(await describeScheduleIfAny(t.client, adopted)).toBeUndefined();
+    await scheduler.removeJob(other);
+  });
 });
