@@ -358,7 +358,12 @@ describe('--adopt, then --prune', () => {
       // Every later write keeps it, a replaceExisting that sends search attributes of its own included.
       await scheduler.pauseJob(adopted, 'kept paused');
       await scheduler.modifyJob(adopted, { args: ['again'] });
-      await scheduler.schedule(health, { jobId: adopted, every: '1h', paused: true, replaceExisting: true });
+      await scheduler.schedule(health, {
+        jobId: adopted,
+        cron: '0 6 * * *',
+        paused: true,
+        replaceExisting: true,
+      });
       expect(
         (await describeScheduleIfAny(t.client, adopted))?.typedSearchAttributes.get(SET_SEARCH_ATTRIBUTE),
       ).toBe(set);
