@@ -182,6 +182,8 @@ export {
   JobAlreadyExistsError,
   JobConflictError,
   JobNotFoundError,
+  JobAlertsUnreadableError,
+  JobInputMissingError,
   ForeignScheduleError,
   SetupRequiredError,
   ServerUnreachableError,

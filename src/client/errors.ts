@@ -114,6 +114,40 @@ export class JobConflictError extends TemporalFlowError {
 }
 
 /**
+ * A job's alerts (its `TflowAlerts` search attribute) could not be decoded: most often they were encrypted
+ * with a codec key this process lacks (a key rotated in on the writers first), so nothing about the job's
+ * alerts can be read or written safely here. Raised by reads and writes of the job; in the watchdog's read
+ * the activity is retried until the key is there.
+ */
+export class JobAlertsUnreadableError extends TemporalFlowError {
+  constructor(
+    readonly jobId: string,
+    cause: unknown,
+  ) {
+    const codec = missingCodecError(cause);
+    super(
+      'JOB_ALERTS_UNREADABLE',
+      `the alerts of job "${jobId}" cannot be decoded: ${codec ? codec.message : cause instanceof Error ? cause.message : String(cause)}; give this process the codec key the job's writers use (TFLOW_CODEC_KEYS, or codecDataConverter on the Client and the watchdog worker)`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * The job's schedule starts runs with no pipeline in their input: an edit made outside temporal-flow
+ * (`temporal schedule update` without `--input`, the Temporal UI) replaced the action without it, so its
+ * runs fail and temporal-flow cannot edit it in place (the pipeline spec travels in that input).
+ */
+export class JobInputMissingError extends TemporalFlowError {
+  constructor(readonly jobId: string) {
+    super(
+      'JOB_INPUT_MISSING',
+      `job "${jobId}" has no pipeline in its runs' input (an edit made outside temporal-flow replaced it): create it again with schedule(..., { jobId: '${jobId}', replaceExisting: true }) or apply its jobs file; \`temporal schedule update\` needs --input with the input \`temporal schedule describe\` shows`,
+    );
+  }
+}
+
+/**
  * No pipeline run with this workflow id: none at all (or it is past the namespace's retention), or one of
  * another workflow type (`workflowType`).
  */

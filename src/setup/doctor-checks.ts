@@ -8,6 +8,7 @@ import type { JobSummary } from '../client/jobs/job-types';
 import { inLanes } from '../client/in-lanes';
 import { findJobDisagreements, repairJobDisagreement } from '../client/jobs/job-repair';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
+import { findJobAlertProblems } from '../client/jobs/job-alert-health';
 import type { DoctorCheck } from './doctor-types';
 import { formatRetention, RECOMMENDED_RETENTION_MS } from './retention';
 import { readSearchAttributes } from './search-attributes';
@@ -272,6 +273,34 @@ export async function checkJobParts(
     };
   } catch (err) {
     return { id: 'job-parts', status: 'unknown', summary: `cannot compare the jobs' parts: ${message(err)}` };
+  }
+}
+
+/**
+ * Jobs whose alerts are not evaluated: targets lost to an outside edit, a watchdog that keeps failing to
+ * read its job (fail), and jobs this client cannot read to judge (warn). See client/jobs/job-alert-health.ts.
+ */
+export async function checkJobAlerts(ctx: DoctorContext): Promise<DoctorCheck> {
+  try {
+    const found = await findJobAlertProblems(ctx.client());
+    if (found.length === 0) {
+      return { id: 'job-alerts', status: 'ok', summary: "every job's alerts are evaluated" };
+    }
+    const failing = found.filter((f) => f.kind !== 'unreadable');
+    const fixes = [
+      failing.some((f) => f.kind === 'alerts-lost') &&
+        "set the lost targets again: `modifyJob(jobId, { onSilent, expectSuccessWithin })` (or apply the job's file); give the schedulers a codec so that outside edits keep webhook targets",
+      found.some((f) => f.kind !== 'alerts-lost') &&
+        'give the watchdog worker (and this tflow: TFLOW_CODEC_KEYS) the codec keys the writers use, and check its logs for the failing read',
+    ].filter(Boolean);
+    return {
+      id: 'job-alerts',
+      status: failing.length > 0 ? 'fail' : 'warn',
+      summary: `${found.length} job${found.length === 1 ? '' : 's'} whose alerts are not evaluated here: ${found.map((f) => f.summary).join('; ')}`,
+      fix: fixes.join('; '),
+    };
+  } catch (err) {
+    return { id: 'job-alerts', status: 'unknown', summary: `cannot read the jobs' alerts: ${message(err)}` };
   }
 }
 

@@ -11,6 +11,7 @@ export type CheckId =
   | 'step-queues'
   | 'jobs'
   | 'job-parts'
+  | 'job-alerts'
   | 'schedule-start-rate';
 
 /** One check: what was found, in plain words, and what to do about it. */

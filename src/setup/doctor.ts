@@ -4,6 +4,7 @@ import { fromWireError } from '../client/errors';
 import type { TemporalConnectionOptions } from '../config';
 import {
   checkJobParts,
+  checkJobAlerts,
   checkJobs,
   checkNamespace,
   checkScheduleStartRate,
@@ -41,6 +42,7 @@ const ORDER: CheckId[] = [
   'step-queues',
   'jobs',
   'job-parts',
+  'job-alerts',
   'schedule-start-rate',
 ];
 
@@ -57,7 +59,7 @@ function skippedAfter(failed: CheckId, done: DoctorCheck[]): DoctorCheck[] {
  * Checks what temporal-flow needs of a server and namespace, and explains each finding with its fix:
  * server reachable and credentials accepted, namespace, search attributes, retention, workers polling the
  * task queue, a worker on each other queue the jobs' steps need (steps served elsewhere), jobs whose last run failed or was skipped, jobs whose schedule and watchdog disagree (with
- * `repair`, repaired), and the schedule start rate (not readable: said so). `ok` is false when something
+ * `repair`, repaired), jobs whose alerts are not evaluated, and the schedule start rate (not readable: said so). `ok` is false when something
  * blocks runs. What `tflow doctor` runs; never throws for a finding.
  */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
@@ -102,7 +104,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const ns = await checkNamespace(ctx);
     checks.push(...ns.checks);
     if (!ns.exists) return report([...checks, ...skippedAfter('namespace', checks)]);
-    const [attributes, workers, stepQueues, jobs, parts] = await Promise.all([
+    const [attributes, workers, stepQueues, jobs, parts, alerts] = await Promise.all([
       checkSearchAttributes(ctx),
       checkWorkers(ctx),
       checkStepQueues(ctx),
@@ -111,8 +113,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
         repair: options.repair ?? false,
         ...(options.watchdogTaskQueue ? { watchdogTaskQueue: options.watchdogTaskQueue } : {}),
       }),
+      checkJobAlerts(ctx),
     ]);
-    checks.push(attributes, workers, stepQueues, jobs, parts, checkScheduleStartRate());
+    checks.push(attributes, workers, stepQueues, jobs, parts, alerts, checkScheduleStartRate());
     checks.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
     return report(checks);
   } finally {

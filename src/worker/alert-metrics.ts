@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { AlertDelivery } from '../activities/alerts/alert-activities';
+import type { AlertDelivery, AlertEvaluation } from '../activities/alerts/alert-activities';
 
 /**
  * Prometheus metrics of the durable alerts, fed by the workers' `onAlertDelivery`:
@@ -7,7 +7,10 @@ import type { AlertDelivery } from '../activities/alerts/alert-activities';
  * - `tflow_alert_deliveries_total{kind,outcome}`: attempts at delivering an alert (kind: missed, late,
  *   silent, recovered; outcome: delivered, failed);
  * - `tflow_job_silent{job}`: 1 while a dead-man period of the job is open (set when this worker delivers,
- *   or tries to, its `silent` alert; back to 0 with its `recovered` one).
+ *   or tries to, its `silent` alert; back to 0 with its `recovered` one);
+ * - `tflow_job_alerts_unevaluable{job}`: 1 while the job's watchdog cannot read the job (its last read
+ *   failed: an overloaded server, a codec key the watchdog worker lacks, a permission), fed by the watchdog
+ *   worker's `onAlertEvaluation`; back to 0 at the first read that succeeds.
  *
  * Give it the registry of the worker's {@link WorkerMetrics} to serve both on one `/metrics`.
  */
@@ -15,6 +18,7 @@ export class AlertMetrics {
   readonly registry: Registry;
   private readonly deliveries: Counter<'kind' | 'outcome'>;
   private readonly silent: Gauge<'job'>;
+  private readonly unevaluable: Gauge<'job'>;
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry;
@@ -30,7 +34,18 @@ export class AlertMetrics {
       labelNames: ['job'],
       registers: [registry],
     });
+    this.unevaluable = new Gauge({
+      name: 'tflow_job_alerts_unevaluable',
+      help: "1 while the job's watchdog cannot read the job (its alerts are not evaluated)",
+      labelNames: ['job'],
+      registers: [registry],
+    });
   }
+
+  /** Records a watchdog's read; pass it as `onAlertEvaluation` of createWatchdogWorker. */
+  readonly recordEvaluation = (evaluation: AlertEvaluation): void => {
+    this.unevaluable.set({ job: evaluation.jobId }, evaluation.outcome === 'failed' ? 1 : 0);
+  };
 
   /** Records one delivery attempt; pass it as `onAlertDelivery` of createWorker / createWatchdogWorker. */
   readonly recordDelivery = (delivery: AlertDelivery): void => {

@@ -3,6 +3,7 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import {
   createAlertActivities,
   type AlertDelivery,
+  type AlertEvaluation,
   type AlertHandler,
 } from '../activities/alerts/alert-activities';
 import { codecDataConverter } from '../codec/data-converter';
@@ -27,6 +28,11 @@ export interface CreateWatchdogWorkerOptions {
   codec?: PayloadCodec;
   /** Called after each attempt at delivering an alert (e.g. {@link AlertMetrics.recordDelivery}). */
   onAlertDelivery?: (delivery: AlertDelivery) => void;
+  /**
+   * Called when a watchdog's read of its job fails (it is retried until it succeeds) and at the first read
+   * that succeeds again (e.g. {@link AlertMetrics.recordEvaluation}).
+   */
+  onAlertEvaluation?: (evaluation: AlertEvaluation) => void;
   /** Any other Temporal worker option. */
   workerOptions?: Omit<
     WorkerOptions,
@@ -60,6 +66,7 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
     activities: createAlertActivities({
       handlers: opts.alerts ?? {},
       ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
+      ...(opts.onAlertEvaluation ? { onEvaluation: opts.onAlertEvaluation } : {}),
       logAlertSent,
     }),
     ...workflowCode(opts.workflowBundle ?? prebuiltWorkflowBundle(), opts.workerOptions?.bundlerOptions),

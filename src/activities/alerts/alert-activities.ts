@@ -1,7 +1,9 @@
 import { Context } from '@temporalio/activity';
+import type { ScheduleDescription } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { describeValue } from '../../errors';
-import { describeScheduleIfAny } from '../../client/describe-schedule';
+import { describeJobIfAny } from '../../client/jobs/store/describe-job';
+import { missingCodecError } from '../../codec/errors';
 import { compileAlerts } from '../../client/jobs/store/job-alerts';
 import { decodeJobRecord } from '../../client/jobs/store/job-record';
 import type {
@@ -33,6 +35,15 @@ export interface AlertDelivery {
   error?: string;
 }
 
+/** One read of a job by its watchdog that failed, or the first that succeeded after failures. */
+export interface AlertEvaluation {
+  jobId: string;
+  outcome: 'read' | 'failed';
+  /** Attempt number of the read, from 1. */
+  attempt: number;
+  error?: string;
+}
+
 /** An alert activity: takes the event, its return value is ignored. */
 export type AlertHandler = (event: JobAlertEvent) => unknown;
 
@@ -42,6 +53,11 @@ export interface AlertActivitiesOptions {
   handlers: Record<string, AlertHandler>;
   /** Called after each delivery attempt (metrics). */
   onDelivery?: (delivery: AlertDelivery) => void;
+  /**
+   * Called after a watchdog's read of its job failed, and after the first read that succeeds again
+   * (metrics: a job whose alerts cannot be evaluated).
+   */
+  onEvaluation?: (evaluation: AlertEvaluation) => void;
   /** Writes the `alert.sent` event line of each attempt (the worker's run-events log). */
   logAlertSent: (fields: AlertSentFields) => void;
 }
@@ -179,10 +195,36 @@ export function createAlertActivities(
      * record, as the last write left it).
      */
     async tflowWatchSchedule(jobId: string): Promise<ScheduleWatch> {
-      const d = await describeScheduleIfAny(Context.current().client, jobId);
+      const { attempt } = Context.current().info;
+      let d: ScheduleDescription | undefined;
+      try {
+        d = await describeJobIfAny(Context.current().client, jobId);
+      } catch (err) {
+        // Retried by the watchdog for as long as it fails: said on every attempt, never swallowed.
+        const error = err instanceof Error ? err.message : describeValue(err);
+        Context.current().log.error(`the alerts of job "${jobId}" cannot be evaluated: ${error}`, {
+          jobId,
+          attempt,
+        });
+        opts.onEvaluation?.({ jobId, outcome: 'failed', attempt, error });
+        // The SDK's "Unknown encoding" says nothing of what to do; ours names the codec.
+        throw missingCodecError(err) ?? err;
+      }
+      if (attempt > 1) opts.onEvaluation?.({ jobId, outcome: 'read', attempt });
       if (!d) return { state: 'deleted' };
-      const alerts = decodeJobRecord(undefined, d.action.memo)?.alerts;
-      const config = alerts ? compileAlerts(alerts).watchdog : undefined;
+      const record = decodeJobRecord(undefined, d.action.memo);
+      if (record?.alertsLost) {
+        // An outside edit dropped targets the watchdog would raise: said at each read, until set again.
+        const error = `job "${jobId}" lost its alert targets ${record.alertsLost.join(', ')} to an edit made outside temporal-flow: set them again (modifyJob, or apply its file)`;
+        Context.current().log.error(error, { jobId });
+        opts.onEvaluation?.({ jobId, outcome: 'failed', attempt, error });
+      }
+      const alerts = record?.alerts;
+      const compiled = alerts ? compileAlerts(alerts).watchdog : undefined;
+      const config =
+        compiled && record?.deadManSince && compiled.onSilent
+          ? { ...compiled, deadManSince: record.deadManSince }
+          : compiled;
       const next = d.state.paused ? undefined : d.info.nextActionTimes[0];
       return {
         ...(config ? { config } : {}),

@@ -18,9 +18,10 @@ import {
 } from './job-plan-errors';
 import type { ApplyResult, JobPlan } from './job-plan-types';
 import { planEntries, readKey, type PlanEntry } from './job-plan';
-import { describeScheduleIfAny } from '../describe-schedule';
+import { describeJobIfAny } from './store/describe-job';
 import { JobConflictError, translateScheduleError, translateServiceError } from '../errors';
 import { updateJob } from './store/send-update';
+import { withAlertsOfRecord } from './store/job-alerts-attribute';
 import { reconfigureWatchdog } from './job-watchdog';
 import { FINISHED_MEMO_KEY, replaceUpdate } from './store/build-updates';
 
@@ -81,7 +82,13 @@ async function writeOne(client: Client, defaults: JobDefaults, entry: PlanEntry,
   const { jobId } = entry;
   if (entry.action === 'create') {
     try {
-      await client.schedule.create(written(entry.prepared!, entry, set));
+      await client.schedule.create(
+        await withAlertsOfRecord(
+          client.options.loadedDataConverter,
+          written(entry.prepared!, entry, set),
+          undefined,
+        ),
+      );
     } catch (err) {
       if (err instanceof ScheduleAlreadyRunning) throw stale(jobId, 'created');
       translateScheduleError(err, jobId);
@@ -163,7 +170,7 @@ export async function applyPlan(client: Client, defaults: JobDefaults, plan: Job
   const now = await Promise.all(
     toWrite.map(async (e) => {
       try {
-        return await describeScheduleIfAny(client, e.jobId);
+        return await describeJobIfAny(client, e.jobId);
       } catch (err) {
         translateServiceError(err);
       }

@@ -135,6 +135,7 @@ export function jobFromDescription(d: ScheduleDescription): JobDescription {
     ...job,
     args: input?.args ?? [],
     ...(record?.alerts ? { alerts: record.alerts } : {}),
+    ...(record?.alertsLost ? { alertsLost: record.alertsLost } : {}),
     workflowId: d.action.workflowId,
     counters: {
       actionsTaken: d.info.numActionsTaken,

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { describeScheduleIfAny } from '../describe-schedule';
+import { describeJobIfAny } from './store/describe-job';
 import { inLanes } from '../in-lanes';
 import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
 import type { JobDescription, JobFilter, JobSummary } from './job-types';
@@ -41,7 +41,7 @@ async function describeAll(client: Client, ids: string[]): Promise<JobDescriptio
   await inLanes(ids, DESCRIBE_CONCURRENCY, async (id, i) => {
     // Deleted between the listing and the description: left out. Any other error (server gone,
     // credentials, codec) is the caller's, not a silently shorter list.
-    const d = await describeScheduleIfAny(client, id);
+    const d = await describeJobIfAny(client, id);
     if (d) out[i] = jobFromDescription(d);
   });
   return out.filter((j) => j !== undefined && !isSpentOneOff(j));

@@ -1,7 +1,7 @@
 import type { Client, ScheduleDescription } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { translateServiceError } from '../errors';
-import { describeScheduleIfAny } from '../describe-schedule';
+import { describeJobIfAny } from './store/describe-job';
 import type { JobDefaults, PreparedJob } from './job-compile';
 import {
   APPLIED_MEMO_KEY,
@@ -271,7 +271,7 @@ export async function planJobs(
   const prepared = prepareJobSet(set, defaults);
   const describe = async (id: string) => {
     try {
-      return await describeScheduleIfAny(client, id);
+      return await describeJobIfAny(client, id);
     } catch (err) {
       translateServiceError(err);
     }

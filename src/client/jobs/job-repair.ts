@@ -4,13 +4,14 @@ import {
   JOB_WATCHDOG_WORKFLOW_TYPE,
   watchdogWorkflowId,
 } from '../../workflows/alerts/watchdog-defs';
-import { describeScheduleIfAny } from '../describe-schedule';
+import { describeJobIfAny } from './store/describe-job';
 import { inLanes } from '../in-lanes';
 import { ourJobMemo } from './store/schedule-memo';
 import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
 import { dueBackfill, dueMarkOf } from './store/build-updates';
 import { listSchedulesReadable, readingClient } from '../schedule-listing';
 import { missingCodecError } from '../../codec/errors';
+import { JobAlertsUnreadableError } from '../errors';
 
 /*
  * The reconciler of a job's two parts. A job is its schedule (whose record is the source of truth) and,
@@ -73,9 +74,9 @@ async function watchdogRunning(client: Client, jobId: string): Promise<boolean> 
  */
 async function describeJudgeable(client: Client, jobId: string) {
   try {
-    return await describeScheduleIfAny(client, jobId);
+    return await describeJobIfAny(client, jobId);
   } catch (err) {
-    if (missingCodecError(err)) return 'unreadable' as const;
+    if (missingCodecError(err) || err instanceof JobAlertsUnreadableError) return 'unreadable' as const;
     throw err;
   }
 }
@@ -158,7 +159,7 @@ export async function repairJobDisagreement(
     await reconfigureWatchdog(client, jobId, undefined);
   } else {
     // Read again: the run may have started since the finding.
-    const d = await describeScheduleIfAny(client, jobId);
+    const d = await describeJobIfAny(client, jobId);
     const at = d && dueMarkOf(d);
     if (!d || !at || d.info.runningActions.length > 0) return;
     if (d.info.recentActions.some((a) => a.scheduledAt.getTime() === at.getTime())) return;

@@ -85,10 +85,18 @@ export interface ScheduledJobDescription extends ScheduledJobSummary {
   args: unknown[];
   /**
    * The job's alerts as given (see JobAlerts). Not in listings: their targets (webhook URLs and headers)
-   * can hold secrets, so they are kept only in the schedule's memo, which a payload codec encrypts, never
-   * in the search attribute that listings read.
+   * can hold secrets. Kept in the action's memo and, for edits made outside temporal-flow (which replace
+   * the action), in the schedule's `TflowAlerts` search attribute, encrypted by the payload codec (without
+   * one, that copy holds webhook targets only as a host and a hash).
    */
   alerts?: JobAlerts;
+  /**
+   * Alert targets an edit made outside temporal-flow (`temporal schedule update`, the Temporal UI) lost,
+   * e.g. `['onSilent']`: the job's copy that survives such an edit held them only redacted (no codec).
+   * Those alerts are not raised until they are set again: `modifyJob(id, { onSilent, expectSuccessWithin })`
+   * or an apply of the job's file. `tflow doctor` reports such jobs.
+   */
+  alertsLost?: string[];
   /** Workflow id of the job's runs before the nominal time Temporal appends (`<this>-2026-12-01T02:00:00Z`). */
   workflowId: string;
   /** Temporal's counters of the schedule. */

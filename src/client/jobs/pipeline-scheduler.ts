@@ -10,7 +10,8 @@ import type { DryRunOptions, JobDryRun } from '../../schedule/dry-run-types';
 import { dryRun, dryRunInWindow, readDryRunWindow, type DryRunJob } from './job-dry-run';
 import type { Trigger } from '../../schedule/trigger-types';
 import { ForeignScheduleError, translateScheduleError, translateServiceError } from '../errors';
-import { describeScheduleIfAny } from '../describe-schedule';
+import { describeJobIfAny, describeJobSchedule } from './store/describe-job';
+import { withAlertsOfRecord } from './store/job-alerts-attribute';
 import { jobFromDescription } from './job-describe';
 import { listJobs } from './job-list';
 import { listJobRuns } from './job-history';
@@ -316,7 +317,7 @@ export class PipelineScheduler {
 
   /** Runs the schedule reports itself (none when the job is gone: its history still answers). */
   private async recentRuns(jobId: string): Promise<{ workflowId: string; runId: string }[]> {
-    const d = await describeScheduleIfAny(this.client, jobId);
+    const d = await describeJobIfAny(this.client, jobId);
     if (!d) return [];
     return [
       ...d.info.recentActions.map((a) => a.action.workflow),
@@ -326,7 +327,7 @@ export class PipelineScheduler {
 
   private async describe(jobId: string): Promise<ScheduleDescription> {
     try {
-      return await this.client.schedule.getHandle(jobId).describe();
+      return await describeJobSchedule(this.client, jobId);
     } catch (err) {
       translateScheduleError(err, jobId);
     }
@@ -374,7 +375,9 @@ export class PipelineScheduler {
   private async createSchedule(job: PreparedJob): Promise<boolean> {
     const { jobId } = job;
     try {
-      await this.client.schedule.create(job.options);
+      await this.client.schedule.create(
+        await withAlertsOfRecord(this.client.options.loadedDataConverter, job.options, undefined),
+      );
       this.ownJobs.add(jobId);
       return true;
     } catch (err) {

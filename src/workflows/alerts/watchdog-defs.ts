@@ -47,6 +47,12 @@ export interface WatchdogConfig {
   onSilent?: CompiledAlertTarget;
   /** Where the server's missed (catch-up window) and skipped (overlap) counts are reported. */
   onMissed?: CompiledAlertTarget;
+  /**
+   * When the dead-man switch was set on the job (ISO 8601; from its `TflowAlerts` attribute): the clock
+   * starts no earlier, so a switch added later (or a job id created again) never pages for the time
+   * before it. Absent for jobs written before it was kept.
+   */
+  deadManSince?: string;
 }
 
 /** The schedule's missed/skipped counters as last read. */
@@ -72,6 +78,10 @@ export interface WatchdogState {
    * last read, plus a grace. Absent before the first read under the patch.
    */
   countsDueAt?: string;
+  /** A `reconfigure` received and not yet acted on when the watchdog continued as new. */
+  pendingReconfigure?: boolean;
+  /** A completed run reported and not yet acted on when the watchdog continued as new. */
+  pendingSuccess?: RunSucceeded;
 }
 
 /** What the watchdog's check activity reads of the schedule. */

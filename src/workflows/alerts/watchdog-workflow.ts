@@ -37,9 +37,12 @@ const LATE_WAKE_MS = 60_000;
 /** Loop turns before continue-as-new, so that a job that runs every second keeps a short history. */
 const TURNS_PER_RUN = 500;
 
+// Retried for as long as it fails (an overloaded server, a codec key this worker lacks, a permission): a
+// watchdog that gave up would leave its job unwatched for good. Each failed attempt is logged and counted
+// by the activity (tflow_job_alerts_unevaluable), and `tflow doctor` names the job.
 const { tflowWatchSchedule } = proxyActivities<WatchdogActivities>({
   startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 10, initialInterval: '1s', maximumInterval: '30s' },
+  retry: { initialInterval: '1s', maximumInterval: '1m' },
 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -83,9 +86,10 @@ function deadlineOf(state: WatchdogState, config: WatchdogConfig): number {
  * or is adopted), and ends when the job is gone or no longer needs it.
  */
 export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void> {
-  const state: WatchdogState = { ...initial };
-  let succeeded: RunSucceeded | undefined;
-  let reconfigure = state.config === undefined;
+  const { pendingReconfigure, pendingSuccess, ...carried } = initial;
+  const state: WatchdogState = { ...carried };
+  let succeeded: RunSucceeded | undefined = pendingSuccess;
+  let reconfigure = state.config === undefined || pendingReconfigure === true;
   /** WATCHDOG_AT_REST_PATCH, as the loop last decided it. */
   let atRest = false;
   setHandler(watchdogStateQuery, () => state);
@@ -104,7 +108,13 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
   for (let turn = 0; ; turn++) {
     if (turn >= TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof jobWatchdogWorkflow>(state);
+      // What the handlers left for the loop goes along: a reconfigure or a success lost here would be lost
+      // for good (a changed job never re-read, a `recovered` never raised).
+      await continueAsNew<typeof jobWatchdogWorkflow>({
+        ...state,
+        ...(reconfigure ? { pendingReconfigure: true } : {}),
+        ...(succeeded ? { pendingSuccess: succeeded } : {}),
+      });
     }
     if (reconfigure) {
       reconfigure = false;
@@ -115,7 +125,7 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
         if (reconfigure) continue;
         return;
       }
-      state.config = watch.config;
+      adopt(state, watch.config);
       const now = Date.now();
       if (!state.counts && watch.counts) {
         state.counts = watch.counts;
@@ -191,8 +201,23 @@ function obey(state: WatchdogState, config: WatchdogConfig, watch: ScheduleWatch
   if (!patched(WATCHDOG_OBEYS_SCHEDULE_PATCH)) return 'act';
   if (watch.state === 'deleted' || !watch.config) return 'end';
   if (JSON.stringify(watch.config) === JSON.stringify(config)) return 'act';
-  state.config = watch.config;
+  adopt(state, watch.config);
   return 'adopted';
+}
+
+/**
+ * Takes the job's configuration as read. The dead-man clock starts no earlier than when the switch was
+ * set (`deadManSince`): a switch added to a job whose runs never reported, or a job id removed and created
+ * again, starts a fresh clock, and a silent period of the job before it is closed without `recovered`.
+ * Only reads made since `deadManSince` exists carry it, so older histories replay as they ran.
+ */
+function adopt(state: WatchdogState, config: WatchdogConfig): void {
+  state.config = config;
+  const since = config.deadManSince ? Date.parse(config.deadManSince) : NaN;
+  if (since > Date.parse(state.lastSuccessAt)) {
+    state.lastSuccessAt = config.deadManSince!;
+    state.silent = false;
+  }
 }
 
 async function onSuccess(state: WatchdogState, config: WatchdogConfig, run: RunSucceeded): Promise<void> {

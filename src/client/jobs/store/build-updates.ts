@@ -12,7 +12,7 @@ import {
   type RunConcurrency,
 } from '../../../workflows/run-types';
 import { JOB_SEARCH_ATTRIBUTE } from '../../../workflows/search-attributes';
-import { ForeignScheduleError, JobNotFoundError } from '../../errors';
+import { ForeignScheduleError, JobInputMissingError, JobNotFoundError } from '../../errors';
 import { SCHEDULE_MEMO_KEY, ourJobMemo, type JobMemo } from './schedule-memo';
 import { compileAlerts, type CompiledAlerts, type JobAlerts } from './job-alerts';
 import {
@@ -194,13 +194,13 @@ function checkOurs(jobId: string, d: ScheduleDescription): void {
  *
  * @throws ForeignScheduleError for a schedule temporal-flow did not create.
  * @throws JobNotFoundError for a spent one-off being removed.
+ * @throws JobInputMissingError when an outside edit left the runs without their input.
  */
 function currentJob(jobId: string, d: ScheduleDescription): CurrentJob {
   checkOurs(jobId, d);
-  return {
-    ...readJobState(d.typedSearchAttributes, d.action.memo, d.spec),
-    input: d.action.args?.[0] as PipelineRunInput,
-  };
+  const input = d.action.args?.[0] as PipelineRunInput | undefined;
+  if (typeof input?.spec !== 'object' || input.spec === null) throw new JobInputMissingError(jobId);
+  return { ...readJobState(d.typedSearchAttributes, d.action.memo, d.spec), input };
 }
 
 /** The schedule's search attributes with the job record's listed fields replaced (see job-record.ts). */

@@ -33,6 +33,17 @@ export interface JobRecord {
   onError?: string;
   /** The alerts as given (the scheduler's defaults merged in). */
   alerts?: JobAlerts;
+  /**
+   * When the dead-man switch was set (ISO 8601), from the `TflowAlerts` attribute that holds it
+   * (job-alerts-attribute.ts): the watchdog's clock starts no earlier. Absent on jobs written before it.
+   */
+  deadManSince?: string;
+  /**
+   * Alert targets an edit made outside temporal-flow lost (`onSilent`, ...): written without a codec, the
+   * `TflowAlerts` attribute that outlives such an edit holds webhook targets only redacted. Kept by every
+   * write until the target is set again (modifyJob, or apply of the job's file).
+   */
+  alertsLost?: string[];
 }
 
 /** A record with what it compiles to: what a write of the whole job sends. */

@@ -75,6 +75,8 @@ export function readJobState(
     policies: stored?.policies ?? {},
     ...(stored?.onError ? { onError: stored.onError } : {}),
     ...(stored?.alerts ? { alerts: stored.alerts } : {}),
+    ...(stored?.deadManSince ? { deadManSince: stored.deadManSince } : {}),
+    ...(stored?.alertsLost ? { alertsLost: stored.alertsLost } : {}),
   };
   return {
     record,

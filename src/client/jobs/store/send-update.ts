@@ -11,6 +11,9 @@ import { encodeUnifiedSearchAttributes } from '@temporalio/common/lib/converter/
 import { TypedSearchAttributes } from '@temporalio/common';
 import { JobConflictError, isStaleConflictToken, translateScheduleError } from '../../errors';
 import { SET_SEARCH_ATTRIBUTE } from '../../../workflows/search-attributes';
+import { APPLIED_MEMO_KEY } from './schedule-memo';
+import { describeJobSchedule } from './describe-job';
+import { withAlertsOfRecord } from './job-alerts-attribute';
 
 /*
  * The one way temporal-flow writes an existing schedule: UpdateSchedule with the conflict token of the
@@ -64,7 +67,13 @@ export async function updateJob<W extends ScheduleWrite>(
     const writeId = randomUUID();
     const write = build(d);
     mine.set(writeId, write);
-    await send(client, jobId, d, stamped(write.update, d, writeId));
+    // Every write leaves the alerts attribute in step with the record it writes (job-alerts-attribute.ts).
+    const update = await withAlertsOfRecord(
+      client.schedule.options.loadedDataConverter,
+      stamped(write.update, d, writeId),
+      d,
+    );
+    await send(client, jobId, d, update);
     d = await describe(client, jobId);
     const landed = landedWrite(d, mine);
     if (landed) return landed;
@@ -78,7 +87,7 @@ export async function updateJob<W extends ScheduleWrite>(
 
 async function describe(client: Client, jobId: string): Promise<ScheduleDescription> {
   try {
-    return await client.schedule.getHandle(jobId).describe();
+    return await describeJobSchedule(client, jobId);
   } catch (err) {
     translateScheduleError(err, jobId);
   }
@@ -107,9 +116,15 @@ function stamped(update: ScheduleUpdateOptions, d: ScheduleDescription, writeId:
 /**
  * The update with the schedule's TflowSet carried along when it sends search attributes (Temporal replaces
  * them all): the set that adopted a job is named by apply's writes only, and every other write keeps it.
+ * A description's search attributes can lag the write before it by a moment (seen: an update, then a
+ * describe at once), while its action is the schedule's own: the set of the mark apply wrote beside
+ * TflowSet (schedule-memo.ts) stands in when the attribute is not there.
  */
 function keepingSet(update: ScheduleUpdateOptions, d: ScheduleDescription): ScheduleUpdateOptions {
-  const set = d.typedSearchAttributes.get(SET_SEARCH_ATTRIBUTE);
+  const mark = d.action.memo?.[APPLIED_MEMO_KEY] as { set?: unknown } | undefined;
+  const set =
+    d.typedSearchAttributes.get(SET_SEARCH_ATTRIBUTE) ??
+    (typeof mark?.set === 'string' ? mark.set : undefined);
   const sent = update.typedSearchAttributes;
   if (set === undefined || sent === undefined) return update;
   const pairs = sent instanceof TypedSearchAttributes ? sent.getAll() : sent;

@@ -1,0 +1,88 @@
+import type { Client } from '@temporalio/client';
+import { JOB_WATCHDOG_WORKFLOW_TYPE, watchdogWorkflowId } from '../../workflows/alerts/watchdog-defs';
+import { missingCodecError } from '../../codec/errors';
+import { describeJobIfAny } from './store/describe-job';
+import { JobAlertsUnreadableError } from '../errors';
+import { inLanes } from '../in-lanes';
+import { listSchedulesReadable, readingClient } from '../schedule-listing';
+import { decodeJobRecord } from './store/job-record';
+import { ourJobMemo } from './store/schedule-memo';
+
+/*
+ * Jobs whose alerts are not being evaluated, for `tflow doctor`: a job whose alert targets an edit made
+ * outside temporal-flow lost (see JobRecord.alertsLost), a job whose watchdog keeps failing to read it
+ * (its read is retried for as long as it fails: an overloaded server, a codec key the watchdog worker
+ * lacks, a permission), and a job this client cannot read at all (encrypted under a codec it lacks), which
+ * it therefore cannot judge. Nothing here repairs: each finding says what to do.
+ */
+
+/** Why a job's alerts are not evaluated. */
+export type JobAlertProblemKind = 'alerts-lost' | 'alerts-unevaluable' | 'unreadable';
+
+/** One job whose alerts are not evaluated, or that this client cannot judge. */
+export interface JobAlertProblem {
+  jobId: string;
+  kind: JobAlertProblemKind;
+  /** What is wrong, in plain words. */
+  summary: string;
+}
+
+/** Failed reads in a row before a watchdog's job is reported (the first ones can be a passing blip). */
+export const UNEVALUABLE_AFTER_ATTEMPTS = 3;
+const DESCRIBE_CONCURRENCY = 8;
+
+/**
+ * The jobs of the client's namespace whose alerts are not evaluated (or cannot be judged by this client),
+ * sorted by job id. Each job is described (strongly consistent); each running watchdog too.
+ */
+export async function findJobAlertProblems(client: Client): Promise<JobAlertProblem[]> {
+  const jobIds: string[] = [];
+  for await (const s of listSchedulesReadable(client)) {
+    if (ourJobMemo(s.memo, s.action?.workflowType)) jobIds.push(s.scheduleId);
+  }
+  const watchdogs: string[] = [];
+  const query = `WorkflowType = '${JOB_WATCHDOG_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
+  for await (const wf of readingClient(client).workflow.list({ query })) watchdogs.push(wf.workflowId);
+
+  const found: JobAlertProblem[] = [];
+  await inLanes(jobIds, DESCRIBE_CONCURRENCY, async (jobId) => {
+    let lost: string[] | undefined;
+    try {
+      const d = await describeJobIfAny(client, jobId);
+      lost = d && decodeJobRecord(undefined, d.action.memo)?.alertsLost;
+    } catch (err) {
+      if (!(err instanceof JobAlertsUnreadableError) && !missingCodecError(err)) throw err;
+      found.push({
+        jobId,
+        kind: 'unreadable',
+        summary: `job "${jobId}" cannot be read by this client (encrypted under a codec key it lacks): its alerts are not judged here`,
+      });
+      return;
+    }
+    if (lost && lost.length > 0) {
+      found.push({
+        jobId,
+        kind: 'alerts-lost',
+        summary: `job "${jobId}" lost its alert target${lost.length === 1 ? '' : 's'} ${lost.join(', ')} to an edit made outside temporal-flow (without a codec, the copy that survives such an edit holds webhooks only redacted): those alerts are not raised; set them again with modifyJob or apply the job's file`,
+      });
+    }
+  });
+  const prefix = watchdogWorkflowId('');
+  await inLanes(watchdogs, DESCRIBE_CONCURRENCY, async (workflowId) => {
+    let pending;
+    try {
+      pending = (await client.workflow.getHandle(workflowId).describe()).raw.pendingActivities ?? [];
+    } catch {
+      return; // ended since the listing
+    }
+    const failing = pending.find((a) => (a.attempt ?? 0) >= UNEVALUABLE_AFTER_ATTEMPTS);
+    if (!failing) return;
+    const jobId = workflowId.slice(prefix.length);
+    found.push({
+      jobId,
+      kind: 'alerts-unevaluable',
+      summary: `the watchdog of job "${jobId}" has failed to read the job ${failing.attempt} times in a row (last: ${failing.lastFailure?.message ?? 'no message'}): its silent and missed alerts are not evaluated until a read succeeds`,
+    });
+  });
+  return found.sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : a.kind < b.kind ? -1 : 1));
+}

@@ -1,0 +1,412 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { AesGcmPayloadCodec, codecDataConverter, serveCodec } from '../../src/codec';
+import { pipeline } from '../../src/pipeline';
+import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
+import { findJobAlertProblems } from '../../src/client/jobs/job-alert-health';
+import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
+import { AlertMetrics } from '../../src/worker/alert-metrics';
+import type { JobAlertEvent } from '../../src/workflows/alert-types';
+import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
+import { watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
+import { ALERTS_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
+import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
+
+/*
+ * A job's alerts through the other doors and edges users meet: an edit made with the real `temporal`
+ * CLI (which replaces the schedule's action and its memo), a dead-man switch added to a job that has run
+ * for a while or to an id created again (the clock starts at the switch), and a watchdog whose reads of
+ * the job fail (a worker without the codec key) for longer than its old ten attempts allowed.
+ */
+
+const exec = promisify(execFile);
+
+const received: JobAlertEvent[] = [];
+let hook: Server;
+let hookUrl: string;
+const postsOf = (jobId: string, kind?: string) =>
+  received.filter((e) => e.jobId === jobId && (kind === undefined || e.kind === kind));
+
+function startHook(): Promise<void> {
+  hook = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      received.push(JSON.parse(body) as JobAlertEvent);
+      res.writeHead(200).end('ok');
+    });
+  });
+  return new Promise((resolve) =>
+    hook.listen(0, '127.0.0.1', () => {
+      hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
+      resolve();
+    }),
+  );
+}
+
+const steps = {
+  async work(x: number) {
+    return x + 1;
+  },
+};
+const work = pipeline('outside-edits-work', { steps }).step('work');
+const codec = new AesGcmPayloadCodec({ keys: { k1: randomBytes(32) } });
+
+let t: TestContext;
+let watchdogQueue: string;
+/** A scheduler whose jobs no worker runs (a dead-man switch then pages). */
+let idle: PipelineScheduler;
+/** A scheduler whose jobs the test's worker runs. */
+let live: PipelineScheduler;
+let idleQueue: string;
+const workers: { worker: Worker; done: Promise<void> }[] = [];
+
+async function startWatchdogWorker(
+  opts: { codec?: AesGcmPayloadCodec; taskQueue?: string; metrics?: AlertMetrics } = {},
+) {
+  const worker = await createWatchdogWorker({
+    connection: t.nativeConnection,
+    namespace: t.namespace,
+    taskQueue: opts.taskQueue ?? watchdogQueue,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+    alerts: {
+      pageOnCall: (event) => {
+        received.push(event);
+      },
+    },
+    ...(opts.codec ? { codec: opts.codec } : {}),
+    ...(opts.metrics ? { onAlertEvaluation: opts.metrics.recordEvaluation } : {}),
+  });
+  const running = { worker, done: worker.run() };
+  workers.push(running);
+  return running;
+}
+
+/** The job's runs' input as `temporal schedule describe` shows it, for `--input` of an update. */
+async function inputOf(client: Client, jobId: string): Promise<string> {
+  return JSON.stringify((await client.schedule.getHandle(jobId).describe()).action.args?.[0]);
+}
+
+/** The real `temporal` CLI against the suite's server. */
+async function temporal(args: string[]): Promise<string> {
+  const { stdout } = await exec(inject('temporalCli'), [
+    ...args,
+    '--address',
+    inject('temporalAddress'),
+    '--namespace',
+    t.namespace,
+  ]);
+  return stdout;
+}
+
+beforeAll(async () => {
+  await startHook();
+  t = await connectTest('outside-edits');
+  watchdogQueue = `${t.taskQueue}-watchdog`;
+  idleQueue = `${t.taskQueue}-nobody`;
+  await t.startWorker(steps);
+  await startWatchdogWorker();
+  idle = new PipelineScheduler(t.client, { taskQueue: idleQueue, watchdogTaskQueue: watchdogQueue });
+  live = new PipelineScheduler(t.client, { taskQueue: t.taskQueue, steps, watchdogTaskQueue: watchdogQueue });
+});
+afterAll(async () => {
+  for (const { worker, done } of workers) {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await done;
+  }
+  await t?.close();
+  await new Promise((resolve) => hook?.close(resolve));
+});
+
+describe('an edit made with `temporal schedule update`', () => {
+  it("keeps the job's dead-man switch: getJob shows it, and it pages when no run completes", async () => {
+    const jobId = t.uid('cli-edited');
+    // An alert activity of the watchdog worker: no secret, so kept whole without a codec too.
+    const alerts = { expectSuccessWithin: '8s', onSilent: 'pageOnCall' };
+    await idle.schedule(work, { jobId, cron: '0 3 * * *', timezone: 'Europe/Paris', args: [1], ...alerts });
+    try {
+      // What the CLI's help lists for an update: no memo, no schedule search attributes.
+      await temporal([
+        'schedule',
+        'update',
+        '--schedule-id',
+        jobId,
+        '--workflow-id',
+        `${jobId}-run`,
+        '--task-queue',
+        idleQueue,
+        '--type',
+        PIPELINE_WORKFLOW_TYPE,
+        '--input',
+        await inputOf(t.client, jobId),
+        '--time-zone',
+        'Europe/Paris',
+        '--cron',
+        '0 4 * * *',
+      ]);
+      const edited = await waitFor('the CLI edit applied', async () => {
+        const job = await idle.getJob(jobId);
+        return !job.foreign && job.editedOutside ? job : undefined;
+      });
+      expect(!edited.foreign && edited.alerts).toEqual(alerts);
+      expect(edited).not.toHaveProperty('alertsLost');
+      const [silent] = await waitFor('the silent page', async () => {
+        const posts = postsOf(jobId, 'silent');
+        return posts.length > 0 ? posts : undefined;
+      });
+      expect(silent).toMatchObject({ kind: 'silent', jobId, expectSuccessWithinMs: 8_000 });
+      // A later write through temporal-flow keeps the alerts (and writes the record back to the memo).
+      await idle.modifyJob(jobId, { note: 'after the CLI edit' });
+      const after = await idle.getJob(jobId);
+      expect(!after.foreign && after.alerts).toEqual(alerts);
+      expect(!after.foreign && after.note).toBe('after the CLI edit');
+    } finally {
+      await idle.removeJob(jobId);
+    }
+  });
+
+  it('with a codec: the alerts survive the edit, and their copy on the schedule is encrypted', async () => {
+    const codecClient = new Client({
+      connection: t.connection,
+      namespace: t.namespace,
+      dataConverter: codecDataConverter(codec),
+    });
+    const secret = `Bearer ${randomBytes(8).toString('hex')}`;
+    const scheduler = new PipelineScheduler(codecClient, {
+      taskQueue: idleQueue,
+      watchdogTaskQueue: watchdogQueue,
+    });
+    const jobId = t.uid('cli-edited-codec');
+    const alerts = {
+      onMissed: { webhook: { url: `${hookUrl}/missed`, headers: { authorization: secret } } },
+    };
+    await scheduler.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true, ...alerts });
+    // The CLI reads and writes an encrypted schedule through a codec server (ours), as users run it.
+    const token = randomBytes(16).toString('hex');
+    const server = await serveCodec({ codec, token });
+    try {
+      await temporal([
+        'schedule',
+        'update',
+        '--codec-endpoint',
+        server.url,
+        '--codec-auth',
+        `Bearer ${token}`,
+        '--schedule-id',
+        jobId,
+        '--workflow-id',
+        `${jobId}-run`,
+        '--task-queue',
+        idleQueue,
+        '--type',
+        PIPELINE_WORKFLOW_TYPE,
+        '--input',
+        await inputOf(codecClient, jobId),
+        '--interval',
+        '2h',
+        '--paused',
+      ]);
+      const edited = await waitFor('the CLI edit applied', async () => {
+        const job = await scheduler.getJob(jobId);
+        return !job.foreign && job.editedOutside ? job : undefined;
+      });
+      expect(!edited.foreign && edited.alerts).toEqual(alerts);
+      // Search attributes are never decoded by a codec: the attribute holds no byte of the header in clear.
+      const raw = await codecClient.schedule.getHandle(jobId).describe();
+      const text = raw.typedSearchAttributes.get(ALERTS_SEARCH_ATTRIBUTE);
+      expect(typeof text).toBe('string');
+      expect(Buffer.from(String(text), 'base64').toString('latin1')).not.toContain(secret);
+      expect(Buffer.from(String(text), 'base64').toString('latin1')).toContain('binary/encrypted');
+    } finally {
+      await server.close();
+      await scheduler.removeJob(jobId);
+    }
+  });
+
+  it('without a codec: a webhook target is lost (kept only redacted), and that is said, never silent', async () => {
+    const jobId = t.uid('cli-edited-plain');
+    const secret = `Bearer ${randomBytes(8).toString('hex')}`;
+    await idle.scheduleInterval(work, {
+      jobId,
+      every: '1h',
+      args: [1],
+      paused: true,
+      onMissed: 'page',
+      expectSuccessWithin: '1h',
+      onSilent: { webhook: { url: `${hookUrl}/silent`, headers: { authorization: secret } } },
+    });
+    try {
+      const raw = await t.client.schedule.getHandle(jobId).describe();
+      const text = String(raw.typedSearchAttributes.get(ALERTS_SEARCH_ATTRIBUTE));
+      expect(Buffer.from(text, 'base64').toString('utf8')).not.toContain(secret);
+      await temporal([
+        'schedule',
+        'update',
+        '--schedule-id',
+        jobId,
+        '--workflow-id',
+        `${jobId}-run`,
+        '--task-queue',
+        idleQueue,
+        '--type',
+        PIPELINE_WORKFLOW_TYPE,
+        '--input',
+        await inputOf(t.client, jobId),
+        '--interval',
+        '2h',
+        '--paused',
+      ]);
+      const edited = await waitFor('the CLI edit applied', async () => {
+        const job = await idle.getJob(jobId);
+        return !job.foreign && job.editedOutside ? job : undefined;
+      });
+      expect(!edited.foreign && edited.alertsLost).toEqual(['onSilent']);
+      // The activity target is no secret: kept.
+      expect(!edited.foreign && edited.alerts).toEqual({ onMissed: 'page' });
+      const problems = await findJobAlertProblems(t.client);
+      expect(problems.filter((p) => p.jobId === jobId)).toEqual([
+        expect.objectContaining({
+          kind: 'alerts-lost',
+          summary: expect.stringContaining('onSilent') as unknown,
+        }),
+      ]);
+      // A write that does not set the target again keeps saying it is lost; one that sets it ends that.
+      await idle.modifyJob(jobId, { note: 'still lost' });
+      const still = await idle.getJob(jobId);
+      expect(!still.foreign && still.alertsLost).toEqual(['onSilent']);
+      await idle.modifyJob(jobId, {
+        expectSuccessWithin: '1h',
+        onSilent: { webhook: { url: `${hookUrl}/silent` } },
+      });
+      const fixed = await idle.getJob(jobId);
+      expect(fixed).not.toHaveProperty('alertsLost');
+      expect(!fixed.foreign && fixed.alerts?.onSilent).toEqual({ webhook: { url: `${hookUrl}/silent` } });
+    } finally {
+      await idle.removeJob(jobId);
+    }
+  });
+});
+
+describe('the dead-man clock starts when the switch is set', () => {
+  /** Completed runs of a job so far (its schedule's own count of actions taken). */
+  async function actionsTaken(jobId: string): Promise<number> {
+    const job = await live.getJob(jobId);
+    return job.foreign ? 0 : job.counters.actionsTaken;
+  }
+
+  it('a switch added by modifyJob to a job that ran for longer than it pages no false silent', async () => {
+    const jobId = t.uid('added-later');
+    await live.scheduleInterval(work, {
+      jobId,
+      every: '2s',
+      args: [1],
+      onMissed: { webhook: { url: hookUrl } },
+    });
+    try {
+      // Older than the switch will be, every run succeeding.
+      await waitFor('the job older than 8 s', async () =>
+        (await actionsTaken(jobId)) >= 4 ? true : undefined,
+      );
+      await live.modifyJob(jobId, { expectSuccessWithin: '6s', onSilent: { webhook: { url: hookUrl } } });
+      const taken = await actionsTaken(jobId);
+      // Past two whole expectSuccessWithin periods after the switch, runs still succeeding: no page.
+      await waitFor(
+        '6 more runs',
+        async () => ((await actionsTaken(jobId)) >= taken + 6 ? true : undefined),
+        30_000,
+      );
+      expect(postsOf(jobId, 'silent')).toEqual([]);
+    } finally {
+      await live.removeJob(jobId);
+    }
+  });
+
+  it('an id deleted with the CLI and scheduled again starts a fresh clock', async () => {
+    const jobId = t.uid('recreated');
+    const alerts = { expectSuccessWithin: '6s', onSilent: { webhook: { url: hookUrl } } };
+    await live.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true, ...alerts });
+    try {
+      // Deleted through the other door: no write of ours tells the old watchdog, which sleeps on toward
+      // the old job's deadline. The id made again (running every 2 s) wakes it, and its clock must be new.
+      await temporal(['schedule', 'delete', '--schedule-id', jobId]);
+      await live.scheduleInterval(work, { jobId, every: '2s', args: [1], ...alerts });
+      await waitFor(
+        '6 runs of the new job',
+        async () => ((await actionsTaken(jobId)) >= 6 ? true : undefined),
+        30_000,
+      );
+      expect(postsOf(jobId, 'silent')).toEqual([]);
+    } finally {
+      await live.removeJob(jobId);
+    }
+  });
+});
+
+describe('a watchdog whose reads fail', () => {
+  it('keeps reading (no attempt limit), says so, and alerts once a worker with the key reads the job', async () => {
+    const queue = `${t.taskQueue}-codec-watchdog`;
+    const metrics = new AlertMetrics();
+    // The watchdog worker without the codec key: every read of the encrypted job fails.
+    const keyless = await startWatchdogWorker({ taskQueue: queue, metrics });
+    const codecClient = new Client({
+      connection: t.connection,
+      namespace: t.namespace,
+      dataConverter: codecDataConverter(codec),
+    });
+    const plain = new PipelineScheduler(t.client, { taskQueue: idleQueue, watchdogTaskQueue: queue });
+    const scheduler = new PipelineScheduler(codecClient, { taskQueue: idleQueue, watchdogTaskQueue: queue });
+    const jobId = t.uid('keyless');
+    // Written before the codec was rolled out (its watchdog starts in clear), then once with it.
+    await plain.scheduleInterval(work, {
+      jobId,
+      every: '1h',
+      args: [1],
+      expectSuccessWithin: '5s',
+      onSilent: { webhook: { url: hookUrl } },
+    });
+    await scheduler.modifyJob(jobId, { note: 'written with the codec' });
+    try {
+      const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
+      const pending = await waitFor(
+        'the third failed read',
+        async () => {
+          const [read] = (await watchdog.describe()).raw.pendingActivities ?? [];
+          return read && (read.attempt ?? 0) >= 3 ? read : undefined;
+        },
+        30_000,
+      );
+      // Retried for as long as it fails: no maximum (the old watchdog failed for good after 10).
+      expect(pending.maximumAttempts ?? 0).toBe(0);
+      expect(pending.lastFailure?.message).toContain('binary/encrypted');
+      expect(pending.lastFailure?.message).toContain('codecDataConverter');
+      expect(await metrics.registry.getSingleMetricAsString('tflow_job_alerts_unevaluable')).toContain(
+        `tflow_job_alerts_unevaluable{job="${jobId}"} 1`,
+      );
+      const problems = await findJobAlertProblems(codecClient);
+      expect(problems.filter((p) => p.jobId === jobId).map((p) => p.kind)).toEqual(['alerts-unevaluable']);
+      expect(postsOf(jobId)).toEqual([]);
+
+      // The key arrives: the next read succeeds, and the job (which never ran) is reported silent.
+      keyless.worker.shutdown();
+      await keyless.done;
+      await startWatchdogWorker({ taskQueue: queue, codec, metrics });
+      await waitFor(
+        'the silent page once the key is there',
+        async () => (postsOf(jobId, 'silent').length > 0 ? true : undefined),
+        90_000,
+      );
+      expect(await metrics.registry.getSingleMetricAsString('tflow_job_alerts_unevaluable')).toContain(
+        `tflow_job_alerts_unevaluable{job="${jobId}"} 0`,
+      );
+      expect((await watchdog.describe()).status.name).toBe('RUNNING');
+    } finally {
+      await scheduler.removeJob(jobId);
+    }
+  });
+});
