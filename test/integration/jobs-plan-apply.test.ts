@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ScheduleDescription } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
@@ -388,6 +389,39 @@ describe('--adopt, then --prune', () => {
       await scheduler.removeJob(kept);
     },
   );
+});
+
+describe('a job adopted by an earlier version (its set only in the mark of its action memo)', () => {
+  it('is planned as an update once, which writes TflowSet where an outside edit keeps it', async () => {
+    const set = t.uid('legacy');
+    const jobId = t.uid('legacy');
+    const jobs = file(set, [{ jobId, pipeline: 'plan-health', every: '1h', paused: true }]);
+    await scheduler.schedule(health, { jobId, cron: '0 5 * * *', paused: true });
+    await scheduler.apply(await scheduler.plan(jobs, { adopt: true }));
+    // What the earlier version left: the same job without TflowSet.
+    await t.client.schedule.getHandle(jobId).update((prev) => ({
+      ...prev,
+      searchAttributes: undefined,
+      typedSearchAttributes: new TypedSearchAttributes(
+        prev.typedSearchAttributes.getAll().filter((p) => p.key.name !== SET_SEARCH_ATTRIBUTE.name),
+      ),
+    }));
+    const setOf = async () =>
+      (await describeScheduleIfAny(t.client, jobId))?.typedSearchAttributes.get(SET_SEARCH_ATTRIBUTE);
+    // The scheduler workflow writes search attributes after it takes the update: wait until it has.
+    await waitFor('TflowSet to be removed', async () => ((await setOf()) === undefined ? true : undefined));
+
+    const plan = await scheduler.plan(jobs);
+    expect(plan.jobs[0]).toMatchObject({
+      action: 'update',
+      changes: [],
+      kept: ["ownership: written to the job's TflowSet search attribute, which an outside edit keeps"],
+    });
+    await scheduler.apply(plan);
+    expect(await setOf()).toBe(set);
+    expect(actions(await scheduler.plan(jobs))).toEqual({ [jobId]: 'unchanged' });
+    await scheduler.removeJob(jobId);
+  });
 });
 
 describe('a job left marked finished by a delete that failed after its mark', () => {
