@@ -12,6 +12,8 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import { JobConflictError, isStaleConflictToken, translateScheduleError } from '../../errors';
 import { SET_SEARCH_ATTRIBUTE } from '../../../workflows/search-attributes';
 import { APPLIED_MEMO_KEY } from './schedule-memo';
+import { describeJobSchedule } from './describe-job';
+import { withAlertsOfRecord } from './job-alerts-attribute';
 
 /*
  * The one way temporal-flow writes an existing schedule: UpdateSchedule with the conflict token of the
@@ -65,7 +67,13 @@ export async function updateJob<W extends ScheduleWrite>(
     const writeId = randomUUID();
     const write = build(d);
     mine.set(writeId, write);
-    await send(client, jobId, d, stamped(write.update, d, writeId));
+    // Every write leaves the alerts attribute in step with the record it writes (job-alerts-attribute.ts).
+    const update = await withAlertsOfRecord(
+      client.schedule.options.loadedDataConverter,
+      stamped(write.update, d, writeId),
+      d,
+    );
+    await send(client, jobId, d, update);
     d = await describe(client, jobId);
     const landed = landedWrite(d, mine);
     if (landed) return landed;
@@ -79,7 +87,7 @@ export async function updateJob<W extends ScheduleWrite>(
 
 async function describe(client: Client, jobId: string): Promise<ScheduleDescription> {
   try {
-    return await client.schedule.getHandle(jobId).describe();
+    return await describeJobSchedule(client, jobId);
   } catch (err) {
     translateScheduleError(err, jobId);
   }
