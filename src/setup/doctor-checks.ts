@@ -251,7 +251,7 @@ export async function checkJobParts(
         id: 'job-parts',
         status: 'warn',
         summary: `${found.length} job${found.length === 1 ? '' : 's'} whose parts disagree: ${found.map((f) => f.summary).join('; ')}`,
-        fix: `npx tflow doctor --repair (starts missing watchdogs on task queue "${watchdogTaskQueue}": pass --watchdog-task-queue if your schedulers set another watchdogTaskQueue)`,
+        fix: `npx tflow doctor --repair (starts missing watchdogs on task queue "${watchdogTaskQueue}": pass --watchdog-task-queue or set TFLOW_WATCHDOG_TASK_QUEUE if your schedulers set another watchdogTaskQueue)`,
       };
     }
     const failed: string[] = [];
