@@ -330,18 +330,23 @@ describe('the dead-man clock starts when the switch is set', () => {
   it('an id deleted with the CLI and scheduled again starts a fresh clock', async () => {
     const jobId = t.uid('recreated');
     const alerts = { expectSuccessWithin: '6s', onSilent: { webhook: { url: hookUrl } } };
+    // Paused: no run ever completes, so each job's switch pages 6 s after its own start, never sooner.
     await live.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true, ...alerts });
+    const created = Date.now();
     try {
-      // Deleted through the other door: no write of ours tells the old watchdog, which sleeps on toward
-      // the old job's deadline. The id made again (running every 2 s) wakes it, and its clock must be new.
+      await waitFor('the first job 4 s old', async () => (Date.now() - created >= 4_000 ? true : undefined));
+      // Deleted through the other door: nothing tells the old watchdog, which sleeps on toward the old
+      // job's deadline; the id made again wakes it, and it must take the new job's clock.
       await temporal(['schedule', 'delete', '--schedule-id', jobId]);
-      await live.scheduleInterval(work, { jobId, every: '2s', args: [1], ...alerts });
-      await waitFor(
-        '6 runs of the new job',
-        async () => ((await actionsTaken(jobId)) >= 6 ? true : undefined),
-        30_000,
-      );
-      expect(postsOf(jobId, 'silent')).toEqual([]);
+      const recreated = Date.now();
+      await live.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true, ...alerts });
+      const [silent] = await waitFor('the new job silent', async () => {
+        const posts = postsOf(jobId, 'silent');
+        return posts.length > 0 ? posts : undefined;
+      });
+      expect(Date.parse(silent!.lastSuccessAt!)).toBeGreaterThanOrEqual(recreated);
+      expect(Date.parse(silent!.at)).toBeGreaterThanOrEqual(recreated + 6_000);
+      expect(postsOf(jobId, 'silent')).toHaveLength(1);
     } finally {
       await live.removeJob(jobId);
     }
