@@ -72,6 +72,7 @@ describe('replay of recorded histories', () => {
         'job-semaphore.json',
         'job-watchdog.json',
         'job-watchdog-at-rest.json',
+        'job-watchdog-dead-man-since.json',
         'job-watchdog-obeys-schedule.json',
         'local-steps.json',
         'on-failure-once.json',
@@ -197,6 +198,28 @@ describe('replay of recorded histories', () => {
     expect(
       keeper.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
     ).toEqual(['recordDeadLetter', 'deadLetterRedriven']);
+  });
+
+  it('a dead-man switch added to a watched job: the clock starts at the write (deadManSince), not at the watchdog start', async () => {
+    const history = await readHistoryFile(path.join(dir, 'job-watchdog-dead-man-since.json'));
+    // Payloads in json/plain only (a void result is binary/null, with no data).
+    const json = (p: { data?: Uint8Array | null } | null | undefined): unknown =>
+      p?.data && p.data.length > 0 ? JSON.parse(Buffer.from(p.data).toString('utf8')) : {};
+    const started = history.events[0]!.eventTime!;
+    const startedMs = Number(started.seconds) * 1000 + Math.floor((started.nanos ?? 0) / 1e6);
+    const reads = history.events
+      .map((e) => e.activityTaskCompletedEventAttributes?.result?.payloads?.[0])
+      .filter(Boolean)
+      .map((p) => json(p) as { config?: { deadManSince?: string } });
+    const since = reads.map((r) => r.config?.deadManSince).find(Boolean);
+    expect(since).toBeDefined();
+    expect(Date.parse(since!)).toBeGreaterThanOrEqual(startedMs + 4_000);
+    const silent = history.events
+      .map((e) => e.activityTaskScheduledEventAttributes?.input?.payloads?.[1])
+      .filter(Boolean)
+      .map((p) => json(p) as { kind?: string; lastSuccessAt?: string })
+      .find((event) => event.kind === 'silent');
+    expect(silent?.lastSuccessAt).toBe(since);
   });
 
   it('a watchdog at rest: behind its patch, a completed run costs it no timer command, and it reads its job only at a deadline, a nominal time or a change', async () => {
