@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { defineJobs } from '../../src/client/jobs/job-set';
-import { JobSetError, PlanBlockedError, PlanStaleError } from '../../src/client/jobs/job-plan-errors';
+import {
+  ApplyFailedError,
+  JobSetError,
+  PlanBlockedError,
+  PlanStaleError,
+} from '../../src/client/jobs/job-plan-errors';
 import type { JobDefinition, JobPlan } from '../../src/client/jobs/job-plan-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { describeScheduleIfAny } from '../../src/client/describe-schedule';
@@ -421,6 +426,43 @@ describe('a job adopted by an earlier version (its set only in the mark of its a
     expect(await setOf()).toBe(set);
     expect(actions(await scheduler.plan(jobs))).toEqual({ [jobId]: 'unchanged' });
     await scheduler.removeJob(jobId);
+  });
+});
+
+describe('a written job whose watchdog call fails', () => {
+  it('stops apply with ApplyFailedError saying the job is written and its watchdog is not: the rest not applied', async () => {
+    const set = t.uid('wd-fails');
+    const [first, second] = [t.uid('wd-fails-a'), t.uid('wd-fails-b')].sort();
+    // A task queue name the server refuses: the signal-with-start of the watchdog fails, the schedule does not.
+    const refusing = new PipelineScheduler(t.client, {
+      taskQueue: t.taskQueue,
+      watchdogTaskQueue: '/_sys/refused',
+    });
+    const def = (jobId: string): JobDefinition => ({
+      jobId,
+      pipeline: 'plan-health',
+      every: '1h',
+      paused: true,
+      expectSuccessWithin: '2h',
+      onSilent: 'page',
+    });
+    const jobs = file(set, [def(first!), def(second!)]);
+    const err = await refusing.apply(await refusing.plan(jobs)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplyFailedError);
+    expect(err).toMatchObject({
+      failedJob: first,
+      watchdogFailed: true,
+      applied: [{ jobId: first, action: 'create' }],
+      notApplied: [second],
+    });
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^apply stopped after job "${first}", written as planned: the call to its watchdog failed \\(.+\\): run \`npx tflow doctor --repair\` \\(with the same --watchdog-task-queue\\) to start it; applied: ${first} \\(create\\); not applied, as before: ${second}\\. Plan again to see where things stand$`,
+      ),
+    );
+    expect(await describeScheduleIfAny(t.client, first!)).toBeDefined();
+    expect(await describeScheduleIfAny(t.client, second!)).toBeUndefined();
+    await scheduler.removeJob(first!);
   });
 });
 

@@ -19,7 +19,7 @@ import {
 import type { ApplyResult, JobPlan } from './job-plan-types';
 import { planEntries, readKey, type PlanEntry } from './job-plan';
 import { describeJobIfAny } from './store/describe-job';
-import { JobConflictError, translateScheduleError, translateServiceError } from '../errors';
+import { JobConflictError, fromWireError, translateScheduleError, translateServiceError } from '../errors';
 import { updateJob } from './store/send-update';
 import { withAlertsOfRecord } from './store/job-alerts-attribute';
 import { reconfigureWatchdog } from './job-watchdog';
@@ -67,13 +67,20 @@ function written(prepared: PreparedJob, entry: PlanEntry, set: string) {
   };
 }
 
-/** Tells the job's watchdog what its alerts are now (one starts when they need one; none for a job removed). */
+/** The job's schedule was written as planned; the call to its watchdog that follows failed (the cause). */
+class WatchdogCallError extends Error {}
+
+/**
+ * Tells the job's watchdog what its alerts are now (one starts when they need one; none for a job removed).
+ *
+ * @throws WatchdogCallError with the call's error (translated) as its cause.
+ */
 async function watchdogFor(client: Client, jobId: string, defaults: JobDefaults, alerts?: CompiledAlerts) {
   const needed = alerts?.watchdog !== undefined;
   try {
     await reconfigureWatchdog(client, jobId, needed ? { taskQueue: defaults.watchdogTaskQueue } : undefined);
   } catch (err) {
-    translateServiceError(err);
+    throw new WatchdogCallError('watchdog call failed', { cause: fromWireError(err) ?? err });
   }
 }
 
@@ -154,7 +161,8 @@ async function finishDelete(client: Client, jobId: string): Promise<void> {
  * Applies a plan made by planJobs.
  *
  * @throws PlanBlockedError when the plan has blocked jobs; PlanStaleError when a job changed since the
- * plan: nothing is written then. ApplyFailedError when a write failed half way (it lists the jobs applied).
+ * plan: nothing is written then. ApplyFailedError when a write failed half way (it lists the jobs applied),
+ * or when the call to a written job's watchdog failed (`watchdogFailed`).
  */
 export async function applyPlan(client: Client, defaults: JobDefaults, plan: JobPlan): Promise<ApplyResult> {
   const made = planEntries.get(plan);
@@ -188,7 +196,12 @@ export async function applyPlan(client: Client, defaults: JobDefaults, plan: Job
       await writeOne(client, defaults, entry, set);
     } catch (err) {
       const rest = toWrite.slice(i + 1).map((e) => e.jobId);
-      throw new ApplyFailedError(applied, entry.jobId, rest, { cause: err });
+      if (!(err instanceof WatchdogCallError)) {
+        throw new ApplyFailedError(applied, entry.jobId, rest, { cause: err });
+      }
+      // Written, with no rollback: the job stands as planned but for its watchdog (tflow doctor --repair).
+      const done = [...applied, { jobId: entry.jobId, action: entry.action as AppliedJob['action'] }];
+      throw new ApplyFailedError(done, entry.jobId, rest, { cause: err.cause, watchdogFailed: true });
     }
     applied.push({ jobId: entry.jobId, action: entry.action as AppliedJob['action'] });
   }
