@@ -76,6 +76,7 @@ async function main(): Promise<void> {
     namespace: env.namespace,
     ...(codec ? { codec } : {}),
     onAlertDelivery: alertMetrics.recordDelivery,
+    onAlertEvaluation: alertMetrics.recordEvaluation,
   });
   let server: MetricsServer | undefined;
   let clientConnection: Connection | undefined;
