@@ -38,9 +38,10 @@ describe('model-based checker', () => {
     async () => {
       const layout = inject('clusterLayout' as never) as
         ConstructorParameters<typeof ClusterServer>[0] | undefined;
+      const temporalCli = inject('temporalCli') || readEnv().temporalCli || 'temporal';
       const server: ServerControl = layout
         ? new ClusterServer(layout, inject('temporalAddress'))
-        : await OwnDevServer.start(inject('temporalCli') || readEnv().temporalCli || 'temporal');
+        : await OwnDevServer.start(temporalCli);
       cleanups.push(() => server.close());
       const dir = mkdtempSync(path.join(tmpdir(), 'tflow-checker-'));
       writeFileSync(path.join(dir, 'steps.log'), '');
@@ -72,6 +73,7 @@ describe('model-based checker', () => {
         dir,
         alertUrl: receiver.url,
         alerts: receiver.deliveries,
+        temporalCli,
         log: (line) => console.info(`checker: ${line}`),
       });
       const result = checkHistory(history);

@@ -6,12 +6,31 @@
  */
 import fc from 'fast-check';
 
+/** The zones the cron jobs run in: DST north and south, a 30-minute change (Lord Howe), a midnight one (Santiago). */
+export const CHECKER_ZONES = [
+  'Europe/Paris',
+  'America/New_York',
+  'America/Santiago',
+  'Australia/Lord_Howe',
+] as const;
+
+/**
+ * A Quartz day form, resolved when the job is created to name that local day in the job's zone (the plan
+ * cannot know the date): `nW` (the weekday nearest the nth), `L-n`, `DAY#n`, `DAYL` (when that day is the
+ * last of its kind, else a decoy naming no day this week), or no day form.
+ */
+export type DayForm = 'any' | 'W' | 'L-' | '#' | 'L';
+
 /** A job as the plan asks for it (its id is given at run time). */
 export interface JobSpec {
   trigger:
     | { kind: 'interval'; everyS: number }
     | { kind: 'calendar'; stepS: number }
-    | { kind: 'once'; inMs: number };
+    | { kind: 'once'; inMs: number }
+    /** A 7-field cron firing every stepS seconds of the local hours `h % 3 == hours` (null: all), on a day form. */
+    | { kind: 'cron'; zone: string; stepS: number; hours: 0 | 1 | 2 | null; day: DayForm }
+    /** A cron naming minutes of every hour, with a DST policy (its backfills cross the zone's last clock changes). */
+    | { kind: 'dst'; zone: string; minutes: number[]; gap: 'skip' | 'shift'; overlap: 'once' | 'twice' };
   maxInstances: 1 | 2;
   coalesce: boolean;
   /** misfireGraceTime, seconds; absent: none. */
@@ -27,8 +46,11 @@ export interface JobSpec {
 export type Op =
   | { kind: 'create'; job: JobSpec }
   | { kind: 'modify'; job: number; ms: number; graceS: number | null }
-  | { kind: 'pause' | 'resume' | 'trigger' | 'remove'; job: number }
-  | { kind: 'backfill'; job: number; spanS: number }
+  /** rescheduleJob to a new trigger (one-offs are neither rescheduled nor made). */
+  | { kind: 'reschedule'; job: number; trigger: JobSpec['trigger'] }
+  /** `cli`: sent with the real `temporal` CLI (an outside edit) rather than temporal-flow. */
+  | { kind: 'pause' | 'resume' | 'trigger' | 'remove'; job: number; cli: boolean }
+  | { kind: 'backfill'; job: number; spanS: number; cli: boolean }
   | { kind: 'key-burst'; key: number; n: number; ms: number }
   | { kind: 'parent'; ms: number; signalAfterMs: number }
   | { kind: 'flaky'; redriveAfterMs: number }
@@ -44,31 +66,53 @@ export interface TimedOp {
   op: Op;
 }
 
+const triggerArb: fc.Arbitrary<JobSpec['trigger']> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('interval' as const),
+      everyS: fc.integer({ min: 2, max: 6 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('calendar' as const),
+      stepS: fc.constantFrom(3, 4, 5, 6),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('once' as const),
+      inMs: fc.integer({ min: 1_500, max: 8_000 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('cron' as const),
+      zone: fc.constantFrom(...CHECKER_ZONES),
+      stepS: fc.constantFrom(3, 4, 5, 6),
+      hours: fc.constantFrom(null, null, 0 as const, 1 as const, 2 as const),
+      day: fc.constantFrom<DayForm>('any', 'W', 'L-', '#', 'L'),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('dst' as const),
+      zone: fc.constantFrom(...CHECKER_ZONES),
+      minutes: fc.constantFrom<number[]>([0, 30], [0, 15, 30, 45], [0, 10, 20, 30, 40, 50], [5, 35], [45]),
+      gap: fc.constantFrom('skip' as const, 'shift' as const),
+      overlap: fc.constantFrom('once' as const, 'twice' as const),
+    }),
+  },
+);
+
 const jobSpec: fc.Arbitrary<JobSpec> = fc.record(
   {
-    trigger: fc.oneof(
-      {
-        weight: 3,
-        arbitrary: fc.record({
-          kind: fc.constant('interval' as const),
-          everyS: fc.integer({ min: 2, max: 6 }),
-        }),
-      },
-      {
-        weight: 2,
-        arbitrary: fc.record({
-          kind: fc.constant('calendar' as const),
-          stepS: fc.constantFrom(3, 4, 5, 6),
-        }),
-      },
-      {
-        weight: 1,
-        arbitrary: fc.record({
-          kind: fc.constant('once' as const),
-          inMs: fc.integer({ min: 1_500, max: 8_000 }),
-        }),
-      },
-    ),
+    trigger: triggerArb,
     maxInstances: fc.constantFrom(1 as const, 2 as const),
     coalesce: fc.boolean(),
     graceS: fc.option(fc.constantFrom(2, 3, 5), { nil: undefined }),
@@ -80,6 +124,8 @@ const jobSpec: fc.Arbitrary<JobSpec> = fc.record(
 );
 
 const ref = fc.nat({ max: 1_000 });
+/** One edit in three through the `temporal` CLI. */
+const viaCli = fc.constantFrom(false, false, true);
 
 function opArb(faults: readonly OpKind[]): fc.Arbitrary<Op> {
   const ops: fc.WeightedArbitrary<Op>[] = [
@@ -93,9 +139,13 @@ function opArb(faults: readonly OpKind[]): fc.Arbitrary<Op> {
         graceS: fc.constantFrom(null, 2, 5),
       }),
     },
+    {
+      weight: 2,
+      arbitrary: fc.record({ kind: fc.constant('reschedule' as const), job: ref, trigger: triggerArb }),
+    },
     ...(['pause', 'resume', 'trigger', 'remove'] as const).map((kind) => ({
       weight: kind === 'remove' ? 1 : 3,
-      arbitrary: ref.map((job): Op => ({ kind, job })),
+      arbitrary: fc.tuple(ref, viaCli).map(([job, cli]): Op => ({ kind, job, cli })),
     })),
     {
       weight: 2,
@@ -103,6 +153,7 @@ function opArb(faults: readonly OpKind[]): fc.Arbitrary<Op> {
         kind: fc.constant('backfill' as const),
         job: ref,
         spanS: fc.integer({ min: 3, max: 10 }),
+        cli: viaCli,
       }),
     },
     {

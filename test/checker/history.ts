@@ -6,6 +6,7 @@
 import type { JobRun } from '../../src/client/runs/run-types';
 import type { Trigger } from '../../src/schedule/trigger-types';
 import type { JobSpec, TimedOp } from './generator';
+import type { ModelTrigger } from './nominal-times';
 import type { StepRecord } from './pipelines';
 import type { Delivery } from './receiver';
 import type { ServerFault } from './servers';
@@ -25,8 +26,10 @@ export interface JobLife {
   spec: JobSpec;
   /** The trigger as the product was given it. */
   trigger: Trigger;
-  /** A one-off's time, ms (the plan gives it relative to when the create is sent). */
-  runAt?: number;
+  /** The same trigger as the checker's own model reads it (nominal-times.ts). */
+  model: ModelTrigger;
+  /** rescheduleJob calls, in the order sent, each with the trigger it gave and the model's reading of it. */
+  reschedules: (Call & { trigger: Trigger; model: ModelTrigger })[];
   /**
    * The create and each modify call, with what each set: the misfire grace (ms, null: none), for I1d, and
    * the args' `ms` (how long the steps work, which every step logs), for I7.

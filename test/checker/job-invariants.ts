@@ -5,11 +5,11 @@
  */
 import type { JobRun } from '../../src/client/runs/run-types';
 import type { Call, History, JobLife } from './history';
-import { nominalTimes, type ModelTrigger } from './nominal-times';
+import { backfilledTimes, scheduledTimes, SLACK_MS } from './job-models';
+
+export { SLACK_MS };
 import type { Tally, Violation } from './tally';
 
-/** How far around a call's [sent, answered] the server may still apply it (fire processing, clocks). */
-export const SLACK_MS = 2_000;
 /** A state call within this long after a server fault may meet fires the restart is still catching up. */
 export const CATCH_UP_MS = 15_000;
 /**
@@ -21,13 +21,6 @@ export const ONE_OFF_LEAD_MS = 1_000;
 
 type State = 'active' | 'inactive' | 'ambiguous';
 export const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The model's reading of what the plan asked for. */
-export function modelTriggerOf(job: JobLife): ModelTrigger {
-  const t = job.spec.trigger;
-  if (t.kind === 'once') return { kind: 'once', at: job.runAt ?? 0 };
-  return t;
-}
 
 /** The job's state at each instant, as far as the calls tell. */
 function stateOf(job: JobLife, h: History): (t: number) => State {
@@ -87,11 +80,19 @@ function stateOf(job: JobLife, h: History): (t: number) => State {
 
 const occurrenceOf = (r: JobRun) => (r.standsFor ?? r.scheduledAt!).getTime();
 
+/** The job's triggers, as the model read them: the create's, then each reschedule's. */
+function triggersText(job: JobLife): string {
+  const text = (m: JobLife['model']) => JSON.stringify(m);
+  return [job.model, ...job.reschedules.map((r) => r.model)].map(text).join(' then ');
+}
+
 export function describeCalls(job: JobLife): string {
   const rel = (t: number) => `${((t - job.create.t0) / 1000).toFixed(1)}s`;
   const parts = [`created ${iso(job.create.t0)}${job.create.ok ? '' : ' (failed)'}`];
   for (const s of job.states) parts.push(`${s.kind} ${rel(s.t0)}..${rel(s.t1)}${s.ok ? '' : ' (failed)'}`);
   for (const c of job.triggers) parts.push(`trigger ${rel(c.t0)}..${rel(c.t1)}${c.ok ? '' : ' (failed)'}`);
+  for (const c of job.reschedules)
+    parts.push(`reschedule ${rel(c.t0)}..${rel(c.t1)}${c.ok ? '' : ' (failed)'}`);
   if (job.finalPause) parts.push(`final pause ${rel(job.finalPause.t0)}`);
   return parts.join(', ');
 }
@@ -127,13 +128,19 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
       invariant: 'I1c',
       detail: `job ${job.id}: paused at rest, then gone with no remove sent (${describeCalls(job)})`,
     });
-  const model = modelTriggerOf(job);
+  const model = job.model;
   const at = stateOf(job, h);
   const end = Math.max(
     ...[job.create, ...job.states, ...(job.finalPause ? [job.finalPause] : [])].map((c) => c.t1),
   );
   const times = new Map<number, State>();
-  for (const t of nominalTimes(model, job.create.t0 - SLACK_MS, end + SLACK_MS)) times.set(t, at(t));
+  // A time is certain only when the job was surely active and under one trigger surely in force then.
+  const kindOf = new Map<number, string>();
+  for (const [t, { how, kind }] of scheduledTimes(job, job.create.t0 - SLACK_MS, end + SLACK_MS)) {
+    const state = at(t);
+    times.set(t, state === 'active' && how === 'ambiguous' ? 'ambiguous' : state);
+    kindOf.set(t, kind);
+  }
   // A one-off whose second starts within ONE_OFF_LEAD_MS of the create call is run by the create itself
   // (a backfill in the schedule's initial patch), whenever the schedule's own first task comes: surely so
   // when it was that close at the answer, maybe when only at the sending (the client's clock read between).
@@ -147,7 +154,10 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
       times.set(t, sure && !stateSoon ? 'active' : 'ambiguous');
     }
   for (const b of job.backfills)
-    for (const t of nominalTimes(model, b.from, b.to)) times.set(t, b.ok ? 'active' : 'ambiguous');
+    for (const [t, { sure, kind }] of backfilledTimes(job, b)) {
+      times.set(t, sure ? 'active' : 'ambiguous');
+      kindOf.set(t, kind);
+    }
 
   // Temporal's TriggerImmediately starts one run whose nominal time is the scheduler's clock when it
   // takes the request, to the whole second (the scheduler workflow's startWorkflow names the run and sets
@@ -208,7 +218,7 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
       });
     else {
       findings.push(
-        `job ${job.id} (${JSON.stringify(model)}): a run at ${iso(x.t)}, which the model has no cause for`,
+        `job ${job.id} (${triggersText(job)}): a run at ${iso(x.t)}, which the model has no cause for`,
       );
       v.push({
         invariant: 'I1b',
@@ -224,8 +234,8 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
   const missingCertain = missing.filter((t) => !dropped.includes(t));
   tally.excuse('queued time dropped by a pause or removal while a run was in flight', dropped.length);
   const missingAmbiguous = [...times].filter(([t, s]) => s === 'ambiguous' && !byTime.has(t)).length;
-  tally.nominal.certain += [...times.values()].filter((s) => s === 'active').length;
-  tally.nominal.ambiguous += [...times.values()].filter((s) => s === 'ambiguous').length;
+  for (const [t, s] of times)
+    if (s !== 'inactive') tally.nominalTime(kindOf.get(t) ?? '?', s === 'active' ? 'certain' : 'ambiguous');
   // (c) Only where the schedule's counters were read can a missing time be checked.
   if (job.counters) {
     tally.check('I1c', 'certain', missingCertain.length);
@@ -241,7 +251,7 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
     const U = missingAmbiguous + dropped.length + triggersWithoutRun;
     if (missingCertain.length > S + B) {
       findings.push(
-        `job ${job.id} (${JSON.stringify(model)}): ${missingCertain.length - S - B} certain nominal times without a run or a counted skip, among ${missingCertain.map(iso).join(', ')}`,
+        `job ${job.id} (${triggersText(job)}): ${missingCertain.length - S - B} certain nominal times without a run or a counted skip, among ${missingCertain.map(iso).join(', ')}`,
       );
       v.push({
         invariant: 'I1c',

@@ -13,8 +13,11 @@ import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
 import { TemporalFlowError } from '../../src/errors';
-import type { Trigger } from '../../src/schedule/trigger-types';
 import type { JobSpec, Op, TimedOp } from './generator';
+import { clockChanges } from '../helpers/dst-model';
+import { cliBackfill, cliEdit } from './cli-edits';
+import { jobTrigger } from './job-triggers';
+import { modelInForce } from './job-models';
 import {
   CALL_DEADLINE_MS,
   MAX_LIVE_JOBS,
@@ -63,6 +66,8 @@ export interface RunnerOptions {
   dir: string;
   alertUrl: string;
   alerts: Delivery[];
+  /** The `temporal` CLI, for the plan's outside edits. */
+  temporalCli: string;
   log: (line: string) => void;
 }
 
@@ -97,6 +102,7 @@ async function persist<T>(
 
 export async function runPlan(opts: RunnerOptions): Promise<History> {
   const { server, workers, taskQueue, dir, log } = opts;
+  const cli = { cli: opts.temporalCli, address: server.address, namespace: server.namespace };
   const connections: Connection[] = [];
   const clients: { scheduler: PipelineScheduler; runs: PipelineClient; client: Client }[] = [];
   for (let i = 0; i < 3; i++) {
@@ -250,18 +256,12 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       ...(spec.onMissed ? { onMissed: webhook } : {}),
       ...(spec.onLate ? { onLate: webhook, lateAfter: '2s' as const } : {}),
     };
-    const t = spec.trigger;
-    const trigger: Trigger =
-      t.kind === 'interval'
-        ? { every: `${t.everyS}s` }
-        : t.kind === 'calendar'
-          ? { calendar: { second: `*/${t.stepS}`, minute: '*', hour: '*' } }
-          : { runAt: new Date(0) };
     const life: JobLife = {
       id,
       spec,
-      trigger,
+      ...jobTrigger(spec, Date.now()),
       edits: [],
+      reschedules: [],
       create: { t0: 0, t1: 0, ok: false },
       states: [],
       triggers: [],
@@ -273,21 +273,16 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       log(`create ${id} left out: no room (the oldest job's removal refused for 60 s)`);
       return;
     }
-    // A one-off's time counts from when its create is sent, not from a wait for room.
-    if (t.kind === 'once') {
-      life.runAt = Date.now() + t.inMs;
-      life.trigger = { runAt: new Date(life.runAt) };
-    }
-    life.create = await call('create', () =>
-      t.kind === 'interval'
-        ? scheduler.scheduleInterval(jobPipeline, { ...common, every: `${t.everyS}s` })
-        : t.kind === 'calendar'
-          ? scheduler.schedule(jobPipeline, {
-              ...common,
-              calendar: { second: `*/${t.stepS}`, minute: '*', hour: '*' },
-            })
-          : scheduler.scheduleAt(jobPipeline, { ...common, runAt: (life.trigger as { runAt: Date }).runAt }),
-    );
+    // A one-off's time counts from when its create is sent, not from a wait for room; a cron's day form
+    // names the local day the create is sent on.
+    Object.assign(life, jobTrigger(spec, Date.now()));
+    const trigger = life.trigger;
+    life.create = await call('create', () => {
+      if ('runAt' in trigger) return scheduler.scheduleAt(jobPipeline, { ...common, runAt: trigger.runAt });
+      if ('cron' in trigger) return scheduler.schedule(jobPipeline, { ...common, ...trigger });
+      if ('calendar' in trigger) return scheduler.schedule(jobPipeline, { ...common, ...trigger });
+      return scheduler.scheduleInterval(jobPipeline, { ...common, ...trigger });
+    });
     life.edits.push({ ...life.create, graceMs: spec.graceS ? spec.graceS * 1000 : null, workMs: spec.ms });
     // A schedule starts processing its times at its own workflow's first task (Temporal's createTime),
     // which a loaded or restarting server may run seconds after the create call returned.
@@ -315,18 +310,28 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
         job.edits.push({ ...c, graceMs: op.graceS === null ? null : op.graceS * 1000, workMs: op.ms });
         return;
       }
+      case 'reschedule': {
+        const job = jobOf(op.job);
+        if (!job || 'runAt' in job.trigger || op.trigger.kind === 'once') return;
+        const next = jobTrigger({ ...job.spec, trigger: op.trigger }, Date.now());
+        const c = await call('reschedule', () => anyClient().scheduler.rescheduleJob(job.id, next.trigger));
+        job.reschedules.push({ ...c, ...next });
+        return;
+      }
       case 'pause':
       case 'resume':
       case 'remove': {
         const job = jobOf(op.job);
         if (!job) return;
-        const s = anyClient().scheduler;
-        const c = await call(op.kind, () =>
-          op.kind === 'pause'
-            ? s.pauseJob(job.id)
-            : op.kind === 'resume'
-              ? s.resumeJob(job.id)
-              : s.removeJob(job.id),
+        const { scheduler: s, client } = anyClient();
+        const c = await call(op.cli ? `${op.kind} (cli)` : op.kind, () =>
+          op.cli
+            ? cliEdit(cli, client, op.kind, job.id, CALL_DEADLINE_MS)
+            : op.kind === 'pause'
+              ? s.pauseJob(job.id)
+              : op.kind === 'resume'
+                ? s.resumeJob(job.id)
+                : s.removeJob(job.id),
         );
         job.states.push({ ...c, kind: op.kind });
         return;
@@ -334,18 +339,38 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       case 'trigger': {
         const job = jobOf(op.job);
         if (!job) return;
-        job.triggers.push(await call('trigger', () => anyClient().scheduler.triggerJob(job.id)));
+        const { scheduler, client } = anyClient();
+        job.triggers.push(
+          await call(op.cli ? 'trigger (cli)' : 'trigger', () =>
+            op.cli ? cliEdit(cli, client, 'trigger', job.id, CALL_DEADLINE_MS) : scheduler.triggerJob(job.id),
+          ),
+        );
         return;
       }
       case 'backfill': {
         const job = jobOf(op.job);
         if (!job || job.create.t0 === 0) return;
         // Disjoint windows wholly before the job existed (never fired), off whole seconds so that no fire
-        // time sits on an edge: each backfilled time has exactly one outcome to find.
-        const end = Math.floor(job.create.t0 / 1000) * 1000 - 2_500 - job.backfills.length * 11_000;
-        const from = end - op.spanS * 1000;
-        const c = await call('backfill', () =>
-          anyClient().scheduler.backfillJob(job.id, { from: new Date(from), to: new Date(end) }),
+        // time sits on an edge: each backfilled time has exactly one outcome to find. A job with a DST
+        // policy is backfilled around its zone's past clock changes, the latest first, which its policy
+        // decides (3 to 10 minutes of window either side per unit of span).
+        let end = Math.floor(job.create.t0 / 1000) * 1000 - 2_500 - job.backfills.length * 11_000;
+        let from = end - op.spanS * 1000;
+        const model = modelInForce(job);
+        if (model.kind === 'dst') {
+          const now = Math.floor(job.create.t0 / 1000);
+          const change = clockChanges(model.zone, now - 400 * 86_400, now).reverse()[job.backfills.length];
+          if (change === undefined) return;
+          from = change * 1000 - op.spanS * 360_000 - 2_500;
+          end = change * 1000 + op.spanS * 360_000 + 2_500;
+        }
+        // A DST policy is the product's: Temporal alone (the CLI) backfills a past DST day its own way.
+        const viaCli = op.cli && model.kind !== 'dst';
+        const { scheduler, client } = anyClient();
+        const c = await call(viaCli ? 'backfill (cli)' : 'backfill', () =>
+          viaCli
+            ? cliBackfill(cli, client, job.id, from, end, CALL_DEADLINE_MS)
+            : scheduler.backfillJob(job.id, { from: new Date(from), to: new Date(end) }),
         );
         job.backfills.push({ ...c, from, to: end });
         return;

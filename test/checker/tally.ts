@@ -20,13 +20,21 @@ export class Tally {
   readonly checked: Record<string, Record<Certainty, number>> = {};
   /** Cases the model excused, by the Temporal behaviour (or fault) that explains them. */
   readonly excused: Record<string, number> = {};
-  /** The nominal times the model listed, certain (the job surely active) or ambiguous. */
+  /** The nominal times the model listed where the job may have been active, certain or ambiguous. */
   readonly nominal: Record<Certainty, number> = { certain: 0, ambiguous: 0 };
+  /** The same, by the kind of trigger that named them (`dst backfilled`: a DST policy over a clock change). */
+  readonly nominalByTrigger: Record<string, Record<Certainty, number>> = {};
 
   check(invariant: string, how: Certainty = 'certain', n = 1): void {
     if (n <= 0) return;
     const c = (this.checked[invariant] ??= { certain: 0, ambiguous: 0 });
     c[how] += n;
+  }
+
+  nominalTime(kind: string, how: Certainty): void {
+    this.nominal[how]++;
+    const c = (this.nominalByTrigger[kind] ??= { certain: 0, ambiguous: 0 });
+    c[how]++;
   }
 
   excuse(reason: string, n = 1): void {
@@ -85,6 +93,12 @@ export function report(h: History, r: CheckResult, replay: string): string {
     `  operations by verb: ${f.operations} (${f.operationsFailed} failed: refused or met a fault): ${list(f.byKind)}`,
     `  faults by kind: ${list(f.faults)}`,
     `  jobs: ${f.jobs}; nominal times: ${t.nominal.certain} certain, ${t.nominal.ambiguous} ambiguous; runs: ${f.runs}; step executions: ${f.stepExecutions}; alerts received: ${f.alerts}`,
+    `  nominal times by trigger, certain/ambiguous: ${
+      Object.entries(t.nominalByTrigger)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, c]) => `${k} ${c.certain}/${c.ambiguous}`)
+        .join(', ') || 'none'
+    }`,
     `  creates left out for want of room: ${f.createsLeftOut}; jobs found gone at rest after a failed remove: ${f.vanishedAtRest}`,
     `  calls that took the whole deadline: ${f.slowCalls} (${f.hungCalls} ended only by the timer, past the gRPC deadline)`,
     `  outcomes checked: ${t.total('certain')} certain, ${t.total('ambiguous')} ambiguous (by invariant, certain/ambiguous: ${byInvariant || 'none'})`,

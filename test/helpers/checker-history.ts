@@ -6,6 +6,7 @@
 import type { JobRun } from '../../src/client/runs/run-types';
 import type { JobSpec } from '../checker/generator';
 import type { Call, DirectRun, History, JobLife } from '../checker/history';
+import type { ModelTrigger } from '../checker/nominal-times';
 import type { StepRecord } from '../checker/pipelines';
 
 /** A whole minute, so that every interval of the checker's jobs has a nominal time on it. */
@@ -40,6 +41,8 @@ export interface JobOptions {
   /** When the checker's final pause was sent (ms after T0); null: the job was removed by an operation. */
   finalPauseAt?: number | null;
   counters?: Partial<NonNullable<JobLife['counters']>>;
+  /** A one-off's time (ms after T0). */
+  runAt?: number;
 }
 
 let serial = 0;
@@ -60,6 +63,11 @@ export function addJob(h: History, opts: JobOptions = {}): JobLife {
     id: `ck-unit-${++serial}`,
     spec,
     trigger: { every: '2s' },
+    model:
+      spec.trigger.kind === 'once'
+        ? { kind: 'once', at: at(opts.runAt ?? 5_000) }
+        : (spec.trigger as ModelTrigger),
+    reschedules: [],
     edits: [{ ...create, graceMs: spec.graceS ? spec.graceS * 1_000 : null, workMs: spec.ms }],
     create,
     createdAt: at(400),
@@ -144,12 +152,10 @@ export function every(everyS: number, from: number, to: number): number[] {
 
 /** A run for each of the job's times that its final pause leaves certain (2 s into the run to 2 s before it). */
 export function fillRuns(h: History, job: JobLife, opts: RunOptions = {}): number[] {
-  const everyS =
-    job.spec.trigger.kind === 'once'
-      ? 1
-      : 'everyS' in job.spec.trigger
-        ? job.spec.trigger.everyS
-        : job.spec.trigger.stepS;
+  const t = job.spec.trigger;
+  if (t.kind !== 'interval' && t.kind !== 'calendar')
+    throw new Error('fillRuns: interval and calendar jobs only');
+  const everyS = t.kind === 'interval' ? t.everyS : t.stepS;
   const last = (job.finalPause ? job.finalPause.t0 - T0 : 60_000) - 2_000;
   const times = every(everyS, 2_000, last);
   for (const t of times) addRun(h, job, t, opts);

@@ -121,7 +121,8 @@ function lastWeekday(first: DateTime): number {
   return d.day;
 }
 
-function domMatches(dom: string, d: DateTime): boolean {
+/** Whether a local day matches a day-of-month field of the dialect (`*`, a day, `L`, `L-n`, `LW`, `nW`). */
+export function domMatches(dom: string, d: DateTime): boolean {
   const len = d.daysInMonth!;
   const first = d.set({ day: 1 });
   if (dom === '*') return true;

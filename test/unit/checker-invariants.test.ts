@@ -312,4 +312,34 @@ describe('the checker invariants, each shown to fire', () => {
     for (const t of every(2, 2_000, 58_000)) addRun(h, job, t, t > 20_000 ? { workMs: 700 } : {});
     expect(checkHistory(h).violations).toEqual([]);
   });
+
+  describe('a reschedule (I1 under the trigger in force)', () => {
+    /** Every 2 s, rescheduled at 30 s (answered at 30.3 s) to every 3 s. */
+    function rescheduled() {
+      const h = emptyHistory();
+      const job = addJob(h);
+      job.reschedules.push({
+        ...call(30_000, 30_300),
+        trigger: { every: '3s' },
+        model: { kind: 'interval', everyS: 3 },
+      });
+      return { h, job };
+    }
+
+    it('a lost reschedule: the job kept its old trigger', () => {
+      const { h, job } = rescheduled();
+      fillRuns(h, job);
+      const v = checkHistory(h).violations.map((x) => x.invariant);
+      // The old times after the window are runs without a cause; the new ones are missing.
+      expect(v.filter((x) => x === 'I1b').length).toBeGreaterThan(5);
+      expect(v).toContain('I1c');
+    });
+
+    it('good twin: the old times until the call, the new ones after, either around it', () => {
+      const { h, job } = rescheduled();
+      for (const t of every(2, 2_000, 28_000)) addRun(h, job, t);
+      for (const t of every(3, 33_000, 57_000)) addRun(h, job, t);
+      expect(checkHistory(h).violations).toEqual([]);
+    });
+  });
 });

@@ -1,0 +1,78 @@
+/*
+ * Outside edits: the same verbs a user can give a job's schedule with the real `temporal` CLI instead of
+ * temporal-flow (toggle, trigger, backfill, delete). The model reads them as the product's own verbs: a
+ * pause is a pause whoever sends it. A trigger or backfill passes the schedule's own overlap policy, as
+ * temporal-flow's do (the CLI's default is Skip).
+ */
+import { execFile } from 'node:child_process';
+import type { Client } from '@temporalio/client';
+
+export interface CliTarget {
+  cli: string;
+  address: string;
+  namespace: string;
+}
+
+/** The CLI's names of the overlap policies, by the SDK's. */
+const OVERLAP: Record<string, string> = {
+  SKIP: 'Skip',
+  BUFFER_ONE: 'BufferOne',
+  BUFFER_ALL: 'BufferAll',
+  CANCEL_OTHER: 'CancelOther',
+  TERMINATE_OTHER: 'TerminateOther',
+  ALLOW_ALL: 'AllowAll',
+};
+
+function run(target: CliTarget, args: string[], timeoutMs: number): Promise<void> {
+  const all = [...args, '--address', target.address, '--namespace', target.namespace];
+  return new Promise((resolve, reject) => {
+    execFile(target.cli, all, { timeout: timeoutMs }, (err, _stdout, stderr) => {
+      if (err) reject(new Error(`temporal ${args.slice(0, 2).join(' ')}: ${stderr.trim() || err.message}`));
+      else resolve();
+    });
+  });
+}
+
+async function overlapOf(client: Client, id: string): Promise<string> {
+  const d = await client.schedule.getHandle(id).describe();
+  return OVERLAP[d.policies.overlap ?? 'SKIP'] ?? 'Skip';
+}
+
+export type CliVerb = 'pause' | 'resume' | 'trigger' | 'remove';
+
+export async function cliEdit(
+  target: CliTarget,
+  client: Client,
+  verb: CliVerb,
+  id: string,
+  timeoutMs: number,
+): Promise<void> {
+  const s = ['--schedule-id', id];
+  switch (verb) {
+    case 'pause':
+      return run(target, ['schedule', 'toggle', ...s, '--pause', '--reason', 'checker'], timeoutMs);
+    case 'resume':
+      return run(target, ['schedule', 'toggle', ...s, '--unpause', '--reason', 'checker'], timeoutMs);
+    case 'trigger':
+      return run(
+        target,
+        ['schedule', 'trigger', ...s, '--overlap-policy', await overlapOf(client, id)],
+        timeoutMs,
+      );
+    case 'remove':
+      return run(target, ['schedule', 'delete', ...s], timeoutMs);
+  }
+}
+
+export async function cliBackfill(
+  target: CliTarget,
+  client: Client,
+  id: string,
+  from: number,
+  to: number,
+  timeoutMs: number,
+): Promise<void> {
+  const window = ['--start-time', new Date(from).toISOString(), '--end-time', new Date(to).toISOString()];
+  const policy = ['--overlap-policy', await overlapOf(client, id)];
+  return run(target, ['schedule', 'backfill', '--schedule-id', id, ...window, ...policy], timeoutMs);
+}
