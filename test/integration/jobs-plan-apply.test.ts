@@ -457,7 +457,7 @@ describe('a written job whose watchdog call fails', () => {
     });
     expect((err as Error).message).toMatch(
       new RegExp(
-        `^apply stopped after job "${first}", written as planned: the call to its watchdog failed \\(.+\\): run \`npx tflow doctor --repair\` \\(with the same --watchdog-task-queue\\) to start it; applied: ${first} \\(create\\); not applied, as before: ${second}\\. Plan again to see where things stand$`,
+        `^apply stopped after job "${first}", written as planned: the call to its watchdog failed \\(Failed to signalWithStart Workflow: .*reserved prefix.*\\): run \`npx tflow doctor --repair\` \\(with the same --watchdog-task-queue\\) to start it; applied: ${first} \\(create\\); not applied, as before: ${second}\\. Plan again to see where things stand$`,
       ),
     );
     expect(await describeScheduleIfAny(t.client, first!)).toBeDefined();

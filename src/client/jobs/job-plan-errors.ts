@@ -67,6 +67,15 @@ export interface AppliedJob {
   readonly action: Exclude<PlanAction, 'unchanged' | 'blocked'>;
 }
 
+/** What went wrong, in words: the server's own (gRPC details) after the client's, when they add to it. */
+function causeText(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const details = (cause.cause as { details?: unknown } | undefined)?.details;
+  return typeof details === 'string' && details !== '' && !cause.message.includes(details)
+    ? `${cause.message}: ${details}`
+    : cause.message;
+}
+
 /**
  * Apply stopped half way: the jobs in `applied` are as planned, those in `notApplied` are as they were
  * before, and so is `failedJob`, unless `watchdogFailed`. The cause says why (a PlanStaleError when another
@@ -86,7 +95,7 @@ export class ApplyFailedError extends TemporalFlowError {
     readonly notApplied: readonly string[],
     options: { cause: unknown; watchdogFailed?: boolean },
   ) {
-    const cause = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    const cause = causeText(options.cause);
     const watchdogFailed = options.watchdogFailed === true;
     const asBefore = watchdogFailed ? notApplied : [failedJob, ...notApplied];
     const what = watchdogFailed
