@@ -10,7 +10,8 @@ import { formatMs } from './store/job-spec-match';
  * So a target is shown by its kind, an activity by its name (`activity:page`) and a webhook by a short
  * hash of what it is made of (`webhook#3f2a9c1b`): URL, headers and timeout, so that changing any of them
  * is a change the plan shows, and showing it gives none of them away. Durations are shown compiled
- * (`600s` and `10m` are one `10m`).
+ * (`600s` and `10m` are one `10m`). Persisted: apply's mark (AppliedMark.view) stores this form, so the
+ * hash's input and the texts must not change, or every job applied before would plan as drift.
  */
 
 /** Hex digits of a webhook's hash: enough to tell two targets of one job apart, too few to matter as a leak. */
