@@ -14,7 +14,7 @@ import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
 import type { JobAlertEvent } from '../../src/workflows/alert-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
-import { watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
+import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { ALERTS_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
@@ -50,9 +50,17 @@ function startHook(): Promise<void> {
   );
 }
 
+/** Runs of `hold` wait until the gate opens. */
+let openGate: () => void = () => undefined;
+const gate = new Promise<void>((resolve) => (openGate = resolve));
+
 const steps = {
   async work(x: number) {
     return x + 1;
+  },
+  async hold(x: number) {
+    await gate;
+    return x;
   },
 };
 const work = pipeline('outside-edits-work', { steps }).step('work');
@@ -116,6 +124,7 @@ beforeAll(async () => {
   live = new PipelineScheduler(t.client, { taskQueue: t.taskQueue, steps, watchdogTaskQueue: watchdogQueue });
 });
 afterAll(async () => {
+  openGate();
   for (const { worker, done } of workers) {
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await done;
@@ -412,6 +421,48 @@ describe('a watchdog whose reads fail', () => {
       expect((await watchdog.describe()).status.name).toBe('RUNNING');
     } finally {
       await scheduler.removeJob(jobId);
+    }
+  });
+});
+
+describe('missed for an overlap skip of a trigger', () => {
+  it('is raised within a minute, not after the next nominal time', async () => {
+    const jobId = t.uid('trigger-skip');
+    // Paused and hourly: no nominal time comes during the test, and the watchdog's next read of the
+    // counts would be a day away.
+    await live.scheduleInterval(pipeline('outside-edits-hold', { steps }).step('hold'), {
+      jobId,
+      every: '1h',
+      args: [1],
+      paused: true,
+      onMissed: { webhook: { url: `${hookUrl}/missed` } },
+    });
+    try {
+      await waitFor('the watchdog to read the job', async () =>
+        (await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).query(watchdogStateQuery)).counts
+          ? true
+          : undefined,
+      );
+      await live.triggerJob(jobId);
+      await waitFor('the first run holding', async () => {
+        const job = await live.getJob(jobId);
+        return !job.foreign && job.counters.running === 1 ? true : undefined;
+      });
+      const sent = Date.now();
+      // The job's overlap policy skips this one while the first holds: the server counts it at once.
+      await live.triggerJob(jobId);
+      const [missed] = await waitFor(
+        'the missed alert',
+        async () => {
+          const posts = postsOf(jobId, 'missed');
+          return posts.length > 0 ? posts : undefined;
+        },
+        60_000,
+      );
+      expect(missed).toMatchObject({ kind: 'missed', reason: 'overlap', count: 1 });
+      expect(Date.parse(missed!.at) - sent).toBeLessThan(60_000);
+    } finally {
+      await live.removeJob(jobId);
     }
   });
 });

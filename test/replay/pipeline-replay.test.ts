@@ -72,6 +72,7 @@ describe('replay of recorded histories', () => {
         'job-semaphore.json',
         'job-watchdog.json',
         'job-watchdog-at-rest.json',
+        'job-watchdog-counts-changed.json',
         'job-watchdog-dead-man-since.json',
         'job-watchdog-obeys-schedule.json',
         'local-steps.json',
@@ -198,6 +199,23 @@ describe('replay of recorded histories', () => {
     expect(
       keeper.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
     ).toEqual(['recordDeadLetter', 'deadLetterRedriven']);
+  });
+
+  it('a watchdog told of a trigger reads the counts 30 s later, not at the next nominal time', async () => {
+    const history = await readHistoryFile(path.join(dir, 'job-watchdog-counts-changed.json'));
+    const at = (e: (typeof history.events)[number]) =>
+      Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
+    const signal = history.events.find(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'countsChanged',
+    );
+    const reads = history.events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'tflowWatchSchedule',
+    );
+    expect(signal).toBeDefined();
+    const after = reads.filter((e) => at(e) > at(signal!));
+    expect(after.length).toBeGreaterThanOrEqual(1);
+    expect(at(after[0]!) - at(signal!)).toBeGreaterThanOrEqual(29_000);
+    expect(at(after[0]!) - at(signal!)).toBeLessThan(60_000);
   });
 
   it('a dead-man switch added to a watched job: the clock starts at the write (deadManSince), not at the watchdog start', async () => {

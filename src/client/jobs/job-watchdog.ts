@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
 import {
+  countsChangedSignal,
   JOB_WATCHDOG_WORKFLOW_TYPE,
   reconfigureSignal,
   watchdogWorkflowId,
@@ -49,5 +50,18 @@ export async function reconfigureWatchdog(
     await client.workflow.getHandle(workflowId).signal(reconfigureSignal);
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+}
+
+/**
+ * Tells the job's watchdog, if one runs, that a trigger or backfill was just sent: an overlap skip of it is
+ * counted by the server at once, and the watchdog reads the counts within a grace instead of after the
+ * next nominal time. Best effort: a watchdog that misses it reads the counts then.
+ */
+export async function countsChanged(client: Client, jobId: string): Promise<void> {
+  try {
+    await client.workflow.getHandle(watchdogWorkflowId(jobId)).signal(countsChangedSignal);
+  } catch {
+    // None runs (no onMissed), or the signal was lost: the trigger itself landed, which is what was asked.
   }
 }

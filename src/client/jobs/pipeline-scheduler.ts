@@ -38,7 +38,7 @@ import {
 } from './store/build-updates';
 import { ALERT_KEYS, type JobAlerts } from './store/job-alerts';
 import { afterJobWrite, startWatchdogOrRollBack } from './job-followups';
-import { reconfigureWatchdog } from './job-watchdog';
+import { countsChanged, reconfigureWatchdog } from './job-watchdog';
 import {
   compileJobDefaults,
   compileNewTrigger,
@@ -225,6 +225,7 @@ export class PipelineScheduler {
   async triggerJob(jobId: string): Promise<void> {
     const d = await this.describeOurs(jobId);
     await this.client.schedule.getHandle(jobId).trigger(d.policies.overlap);
+    await countsChanged(this.client, jobId);
   }
 
   /**
@@ -238,6 +239,7 @@ export class PipelineScheduler {
     if (end <= start) throw new InvalidArgumentError('to', 'backfill "to" must be after "from"');
     const d = await this.describeOurs(jobId);
     await backfillWindow(this.client, jobId, d, { start, end });
+    await countsChanged(this.client, jobId);
   }
 
   /**

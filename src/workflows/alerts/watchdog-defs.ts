@@ -112,6 +112,12 @@ export const runSucceededSignal = defineSignal<[RunSucceeded]>('runSucceeded');
  * job is gone or needs no watchdog. Sent with start by the scheduler.
  */
 export const reconfigureSignal = defineSignal('reconfigure');
+/**
+ * Signal: a trigger or backfill of the job was just sent (sent by the scheduler; a missing watchdog is
+ * fine). The server counts an overlap skip of such a run at once, not at a nominal time, so the watchdog
+ * reads the counts within COUNT_GRACE_MS instead of after the next nominal time (up to a day away).
+ */
+export const countsChangedSignal = defineSignal('countsChanged');
 /** Query: the watchdog's state now. */
 export const watchdogStateQuery = defineQuery<WatchdogState>('watchdogState');
 

@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import type { JobAlertEvent } from '../alert-types';
 import {
+  countsChangedSignal,
   reconfigureSignal,
   runSucceededSignal,
   watchdogStateQuery,
@@ -104,8 +105,21 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
   setHandler(reconfigureSignal, () => {
     reconfigure = true;
   });
+  /** A trigger or backfill was sent: the counts are read within a grace (only histories with the signal). */
+  let countsSoon = false;
+  setHandler(countsChangedSignal, () => {
+    // Only when it makes the read earlier: a job without onMissed, or a read already due sooner, costs none.
+    if (!state.config?.onMissed) return;
+    if (!state.countsDueAt || Date.parse(state.countsDueAt) > Date.now() + COUNT_GRACE_MS) countsSoon = true;
+  });
 
   for (let turn = 0; ; turn++) {
+    // Before continue-as-new, so that the due read rides along in the state.
+    if (countsSoon) {
+      countsSoon = false;
+      const soon = iso(Date.now() + COUNT_GRACE_MS);
+      if (!state.countsDueAt || Date.parse(state.countsDueAt) > Date.parse(soon)) state.countsDueAt = soon;
+    }
     if (turn >= TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       // What the handlers left for the loop goes along: a reconfigure or a success lost here would be lost
@@ -150,12 +164,12 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
     const wait = wakeAt - Date.now();
     if (wait > 0) {
       const woken = atRest
-        ? () => succeeded !== undefined || reconfigure || workflowInfo().continueAsNewSuggested
+        ? () => succeeded !== undefined || reconfigure || countsSoon || workflowInfo().continueAsNewSuggested
         : () => succeeded !== undefined || reconfigure;
       if (wakeAt === Infinity) await condition(woken);
       else await condition(woken, wait);
     }
-    if (reconfigure) continue;
+    if (reconfigure || countsSoon) continue;
     if (succeeded) {
       const run = succeeded;
       succeeded = undefined;

@@ -213,14 +213,17 @@ export async function restoreJobAlerts(
       timezone: d.spec.timezone ?? 'UTC',
       policies: {},
     };
-  const { alerts: memoAlerts, deadManSince: _since, alertsLost, ...rest } = stored;
+  const { alerts: memoAlerts, deadManSince: memoSince, alertsLost, ...rest } = stored;
   const restored = inMemo || !attribute.alerts ? { lost: [] } : restorable(attribute.alerts);
   const alerts = inMemo ? memoAlerts : restored.alerts;
   const lost = [...new Set([...(alertsLost ?? []), ...(attribute.lost ?? []), ...restored.lost])];
   const record: JobRecord = {
     ...rest,
     ...(alerts ? { alerts } : {}),
-    ...(attribute.deadManSince && hasSwitch(alerts) ? { deadManSince: attribute.deadManSince } : {}),
+    // The memo's copy first: a describe can serve search attributes a write behind, never the memo.
+    ...((memoSince ?? attribute.deadManSince) && hasSwitch(alerts)
+      ? { deadManSince: memoSince ?? attribute.deadManSince }
+      : {}),
     ...(lost.length > 0 ? { alertsLost: lost } : {}),
   };
   return { ...d, action: { ...d.action, memo: { ...d.action.memo, [JOB_RECORD_MEMO_KEY]: record } } };
@@ -258,10 +261,16 @@ export async function withAlertsOfRecord<U extends WithRecord>(
   if (!written) return update;
   const { alertsLost, deadManSince: _since, ...rest } = written;
   const lost = stillLost(alertsLost, written.alerts);
-  const next: JobRecord = { ...rest, ...(lost.length > 0 ? { alertsLost: lost } : {}) };
+  const base: JobRecord = { ...rest, ...(lost.length > 0 ? { alertsLost: lost } : {}) };
   const before = previous ? decodeJobRecord(undefined, previous.action.memo) : undefined;
   const encrypted = converter.payloadCodecs.length > 0;
-  const text = await encodeAlertsAttribute(converter, nextAlertsAttribute(next, before, now, encrypted));
+  const attribute = nextAlertsAttribute(base, before, now, encrypted);
+  const text = await encodeAlertsAttribute(converter, attribute);
+  // In the memo too, which every describe serves as the last write left it.
+  const next: JobRecord = {
+    ...base,
+    ...(attribute.deadManSince ? { deadManSince: attribute.deadManSince } : {}),
+  };
   return {
     ...update,
     action: { ...update.action, memo: { ...update.action.memo, [JOB_RECORD_MEMO_KEY]: next } },

@@ -34,7 +34,7 @@ export interface JobRecord {
   /** The alerts as given (the scheduler's defaults merged in). */
   alerts?: JobAlerts;
   /**
-   * When the dead-man switch was set (ISO 8601), from the `TflowAlerts` attribute that holds it
+   * When the dead-man switch was set (ISO 8601), kept here and in the `TflowAlerts` attribute
    * (job-alerts-attribute.ts): the watchdog's clock starts no earlier. Absent on jobs written before it.
    */
   deadManSince?: string;
