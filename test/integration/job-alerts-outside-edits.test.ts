@@ -425,6 +425,48 @@ describe('a watchdog whose reads fail', () => {
   });
 });
 
+describe('a watchdog its worker cannot run', () => {
+  it('is named by doctor: its workflow tasks fail (its input is encrypted under a key the worker lacks)', async () => {
+    const queue = `${t.taskQueue}-keyless-tasks`;
+    await startWatchdogWorker({ taskQueue: queue });
+    const codecClient = new Client({
+      connection: t.connection,
+      namespace: t.namespace,
+      dataConverter: codecDataConverter(codec),
+    });
+    const scheduler = new PipelineScheduler(codecClient, { taskQueue: idleQueue, watchdogTaskQueue: queue });
+    const jobId = t.uid('keyless-tasks');
+    await scheduler.scheduleInterval(work, {
+      jobId,
+      every: '1h',
+      args: [1],
+      paused: true,
+      expectSuccessWithin: '1h',
+      onSilent: { webhook: { url: hookUrl } },
+    });
+    try {
+      const found = await waitFor(
+        'doctor to name the watchdog',
+        async () => {
+          const problems = (await findJobAlertProblems(codecClient)).filter((p) => p.jobId === jobId);
+          return problems.length > 0 ? problems : undefined;
+        },
+        60_000,
+      );
+      expect(found).toEqual([
+        expect.objectContaining({
+          kind: 'alerts-unevaluable',
+          summary: expect.stringContaining('workflow tasks in a row') as unknown,
+        }),
+      ]);
+    } finally {
+      await scheduler.removeJob(jobId);
+      // Its worker cannot run it, so it cannot end itself: it would outlive the test.
+      await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).terminate('test over');
+    }
+  });
+});
+
 describe('missed for an overlap skip of a trigger', () => {
   it('is raised within a minute, not after the next nominal time', async () => {
     const jobId = t.uid('trigger-skip');

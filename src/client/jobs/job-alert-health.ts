@@ -69,20 +69,32 @@ export async function findJobAlertProblems(client: Client): Promise<JobAlertProb
   });
   const prefix = watchdogWorkflowId('');
   await inLanes(watchdogs, DESCRIBE_CONCURRENCY, async (workflowId) => {
-    let pending;
+    let raw;
     try {
-      pending = (await client.workflow.getHandle(workflowId).describe()).raw.pendingActivities ?? [];
+      raw = (await client.workflow.getHandle(workflowId).describe()).raw;
     } catch {
       return; // ended since the listing
     }
-    const failing = pending.find((a) => (a.attempt ?? 0) >= UNEVALUABLE_AFTER_ATTEMPTS);
-    if (!failing) return;
     const jobId = workflowId.slice(prefix.length);
-    found.push({
-      jobId,
-      kind: 'alerts-unevaluable',
-      summary: `the watchdog of job "${jobId}" has failed to read the job ${failing.attempt} times in a row (last: ${failing.lastFailure?.message ?? 'no message'}): its silent and missed alerts are not evaluated until a read succeeds`,
-    });
+    const failing = (raw.pendingActivities ?? []).find((a) => (a.attempt ?? 0) >= UNEVALUABLE_AFTER_ATTEMPTS);
+    if (failing) {
+      found.push({
+        jobId,
+        kind: 'alerts-unevaluable',
+        summary: `the watchdog of job "${jobId}" has failed to read the job ${failing.attempt} times in a row (last: ${failing.lastFailure?.message ?? 'no message'}): its silent and missed alerts are not evaluated until a read succeeds`,
+      });
+      return;
+    }
+    // Its own code cannot run: most often its input or a signal is encrypted under a codec key the
+    // watchdog worker lacks (its workflow task fails and is retried, with no activity to count it).
+    const task = raw.pendingWorkflowTask;
+    if (task && (task.attempt ?? 0) >= UNEVALUABLE_AFTER_ATTEMPTS) {
+      found.push({
+        jobId,
+        kind: 'alerts-unevaluable',
+        summary: `the watchdog of job "${jobId}" has failed ${task.attempt} workflow tasks in a row (its worker cannot run it: often a codec key the watchdog worker lacks; its log says why): its silent and missed alerts are not evaluated`,
+      });
+    }
   });
   return found.sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : a.kind < b.kind ? -1 : 1));
 }
