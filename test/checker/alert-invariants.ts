@@ -3,13 +3,32 @@
  * Alerts are judged only by what the webhook received (receiver.ts), never by how the product decides.
  */
 import type { JobRun } from '../../src/client/runs/run-types';
-import type { History, JobLife } from './history';
+import type { JobAlertEvent } from '../../src/workflows/alert-types';
+import { isServerFault, type History, type JobLife } from './history';
 import type { Tally, Violation } from './tally';
 
 /** The onLate setting of the checker's jobs (generator.ts). */
 export const LATE_AFTER_MS = 2_000;
 /** How long after a worker SIGKILL a second delivery of one alert is an activity's retry, not a bug. */
 export const REDELIVERY_MS = 20_000;
+/** How long a watchdog alert may take from its due moment to the receiver, with no fault in between. */
+export const WATCHDOG_MARGIN_MS = 10_000;
+const SLACK_MS = 2_000;
+
+/** The cause an alert stands for: two deliveries of one cause are one alert delivered twice. */
+function causeOf(e: JobAlertEvent): string {
+  switch (e.kind) {
+    case 'silent':
+    case 'recovered':
+      return `${e.kind}|${e.jobId}|${e.lastSuccessAt ?? ''}`;
+    case 'missed':
+      if (e.reason === 'overlap' || e.reason === 'catchup-window')
+        return `${e.kind}|${e.jobId}|${e.reason}|${e.at}|${(e.nominalTimes ?? []).join(',')}|${e.count ?? ''}`;
+      return `${e.kind}|${e.workflowId}|${e.runId}|${e.reason ?? ''}`;
+    default:
+      return `${e.kind}|${e.workflowId}|${e.runId}|${e.reason ?? ''}`;
+  }
+}
 
 const occurrenceOf = (r: JobRun) => (r.standsFor ?? r.scheduledAt!).getTime();
 
@@ -18,10 +37,12 @@ export function checkAlerts(h: History, v: Violation[], tally: Tally): void {
   for (const job of h.jobs)
     for (const run of job.runs) jobOfRun.set(`${run.workflowId}|${run.runId}`, { job, run });
   const seen = new Map<string, number>();
-  const kills = h.faults.filter((f) => f.kind === 'worker-kill').map((f) => f.t0);
+  const kills = h.faults
+    .filter((f) => f.kind === 'worker-kill' || f.kind === 'alert-worker-kill')
+    .map((f) => f.t0);
   for (const d of h.alerts) {
     const e = d.event;
-    const id = `${e.kind}|${e.workflowId}|${e.runId}|${e.reason ?? ''}`;
+    const id = causeOf(e);
     const prior = seen.get(id);
     tally.check('I6');
     if (prior !== undefined) {
@@ -32,12 +53,14 @@ export function checkAlerts(h: History, v: Violation[], tally: Tally): void {
       else
         v.push({
           invariant: 'I6',
-          detail: `alert ${e.kind} for ${e.workflowId} delivered twice with no worker killed near it`,
+          detail: `alert ${e.kind} for ${e.workflowId ?? e.jobId} (${e.lastSuccessAt ?? e.reason ?? ''}) delivered twice with no worker killed near it`,
         });
       continue;
     }
     seen.set(id, d.at);
     const cause = jobOfRun.get(`${e.workflowId}|${e.runId}`);
+    if (e.kind === 'silent' || e.kind === 'recovered') continue; // checkSilence
+    if (e.kind === 'missed' && (e.reason === 'overlap' || e.reason === 'catchup-window')) continue; // checkCounted
     if (e.kind === 'missed' && (e.reason === 'misfire' || e.reason === 'max-instances')) {
       if (!cause?.job.spec.onMissed || cause.run.status !== 'skipped' || cause.run.skipReason !== e.reason)
         v.push({
@@ -90,4 +113,162 @@ export function checkAlerts(h: History, v: Violation[], tally: Tally): void {
         });
     }
   }
+  const firsts = [...seen.keys()].map((id) => h.alerts.find((d) => causeOf(d.event) === id)!);
+  for (const job of h.jobs) {
+    checkSilence(job, h, firsts, v, tally);
+    checkCounted(job, firsts, v, tally);
+  }
 }
+
+/** Faults that hold a watchdog's timer or delivery back: the server, or the watchdog worker, down. */
+const holdsWatchdog = (h: History, lo: number, hi: number) =>
+  h.faults.some((f) => (isServerFault(f) || f.kind === 'alert-worker-kill') && f.t0 <= hi && f.t1 >= lo);
+
+/**
+ * The dead-man switch (expectSuccessWithin E, onSilent), judged from the completed runs (each tells the
+ * watchdog as it completes, just before it closes) and the webhook's deliveries only:
+ * - never early: no silent alert within E of a completed run, nor by its own account (at - lastSuccessAt);
+ * - never missing: a stretch with no completed run longer than E (+ a margin), from the watch's start or a
+ *   completed run (or an edit, which may reconfigure the watch) to the next or to the end of the watch (the
+ *   schedule gone: removed, deleted with the CLI, or a one-off that ran), gets a silent alert, unless a
+ *   fault held the watchdog back when it was due;
+ * - a `recovered` alert only after a silent one of that period and a completed run after it, and one is
+ *   due then;
+ * - none after the schedule was surely gone (the watchdog ends quietly then).
+ * One per cause: a second delivery of one period's alert is the duplicate check's (checkAlerts).
+ */
+function checkSilence(
+  job: JobLife,
+  h: History,
+  alerts: History['alerts'],
+  v: Violation[],
+  tally: Tally,
+): void {
+  const E = (job.spec.silentS ?? 0) * 1_000;
+  const mine = alerts.filter(
+    (d) => d.event.jobId === job.id && (d.event.kind === 'silent' || d.event.kind === 'recovered'),
+  );
+  if (!E) {
+    for (const d of mine) {
+      tally.check('I6');
+      v.push({
+        invariant: 'I6',
+        detail: `${d.event.kind} alert for job ${job.id}, which has no expectSuccessWithin`,
+      });
+    }
+    return;
+  }
+  if (!job.create.ok) return;
+  // A run tells the watchdog as it completes: after its last step ended, before it closed (seen 2.5 s
+  // before the close visibility gives, on a loaded machine), so each success is known within [lo, hi].
+  const successes = job.runs
+    .filter((r) => r.status === 'completed' && r.closedAt)
+    .map((r) => {
+      const ends = h.steps.filter((x) => x.wf === r.workflowId && x.run === r.runId && x.ev === 'end');
+      return { lo: Math.max(r.startedAt.getTime(), ...ends.map((x) => x.at)), hi: r.closedAt!.getTime() };
+    })
+    .sort((a, b) => a.lo - b.lo);
+  // The watchdog reads the schedule before it raises `silent`, and ends quietly when it is gone
+  // (docs/operations.md): removed with temporal-flow, deleted with the CLI, or a one-off that ran.
+  const removes = [
+    ...job.states.filter((s) => s.kind === 'remove'),
+    ...(job.finalRemove ? [job.finalRemove] : []),
+  ];
+  const oneOffGone = job.model.kind === 'once' ? job.runs.map((r) => r.startedAt.getTime()) : [];
+  const watchEnd = Math.min(...removes.map((r) => r.t0), ...oneOffGone, h.endAt ?? Infinity);
+  const surelyEnded = Math.min(...removes.filter((r) => r.ok).map((r) => r.t1 + SLACK_MS));
+  const silents = mine.filter((d) => d.event.kind === 'silent');
+  for (const d of silents) {
+    const x = Date.parse(d.event.at);
+    tally.check('I6');
+    // Surely within E before it: told after x - E and before x.
+    const recent = successes.find((c) => c.lo > x - E + SLACK_MS && c.hi < x - SLACK_MS)?.lo;
+    const own = d.event.lastSuccessAt ? x - Date.parse(d.event.lastSuccessAt) : Infinity;
+    if (recent !== undefined || own < E - 500)
+      v.push({
+        invariant: 'I6',
+        detail: `silent alert for job ${job.id} at ${d.event.at} (expectSuccessWithin ${E} ms), though a run completed ${recent !== undefined ? x - recent : own} ms before it`,
+      });
+    if (x > surelyEnded)
+      v.push({
+        invariant: 'I6',
+        detail: `silent alert for job ${job.id} at ${d.event.at}, after the job was removed`,
+      });
+  }
+  // Stretches without a success: from the watch's start, each completed run and each edit (at the latest
+  // each can have been), to the next (at the earliest).
+  const points = [
+    { lo: job.create.t0, hi: job.create.t1 + SLACK_MS },
+    ...successes,
+    ...[...job.edits.slice(1), ...job.reschedules].map((e) => ({ lo: e.t0, hi: e.t1 + SLACK_MS })),
+  ].sort((p, q) => p.lo - q.lo);
+  let a = -Infinity;
+  let aLo = -Infinity;
+  points.forEach((p, i) => {
+    a = Math.max(a, p.hi);
+    aLo = Math.max(aLo, p.lo);
+    const b = Math.min(points[i + 1]?.lo ?? Infinity, watchEnd);
+    if (b - a <= E + WATCHDOG_MARGIN_MS || holdsWatchdog(h, a + E - 1_000, a + E + WATCHDOG_MARGIN_MS))
+      return;
+    tally.check('I6');
+    if (!silents.some((d) => d.at >= aLo + E - 1_000 && d.at <= b + WATCHDOG_MARGIN_MS))
+      v.push({
+        invariant: 'I6',
+        detail: `job ${job.id} had no completed run from ${iso(a)} to ${iso(b)} (expectSuccessWithin ${E} ms) but no silent alert arrived`,
+      });
+  });
+  for (const d of mine.filter((x) => x.event.kind === 'recovered')) {
+    tally.check('I6');
+    const silent = silents.find((s) => s.event.lastSuccessAt === d.event.lastSuccessAt);
+    const after =
+      silent &&
+      successes.some((c) => c.hi > Date.parse(silent.event.at) - SLACK_MS && c.lo < d.at + SLACK_MS);
+    if (!after)
+      v.push({
+        invariant: 'I6',
+        detail: `recovered alert for job ${job.id} (last success ${d.event.lastSuccessAt}) with no silent alert and completed run before it`,
+      });
+  }
+  for (const s of silents) {
+    const x = Date.parse(s.event.at);
+    const c = successes.find((t) => t.lo > x + 1_000)?.hi;
+    if (c === undefined || c + WATCHDOG_MARGIN_MS >= watchEnd || holdsWatchdog(h, c, c + WATCHDOG_MARGIN_MS))
+      continue;
+    tally.check('I6');
+    if (!mine.some((d) => d.event.kind === 'recovered' && d.event.lastSuccessAt === s.event.lastSuccessAt))
+      v.push({
+        invariant: 'I6',
+        detail: `job ${job.id} went silent at ${s.event.at} and completed a run at ${iso(c)}, but no recovered alert arrived`,
+      });
+  }
+}
+
+/**
+ * The misses the server counted (overlap, catch-up window), which the watchdog reads and posts as `missed`
+ * alerts: never for a job without onMissed, and never more than the schedule's own counter for that reason
+ * (read at rest). Not required: the watchdog reads the counts no more often than every 5 minutes.
+ */
+function checkCounted(job: JobLife, alerts: History['alerts'], v: Violation[], tally: Tally): void {
+  for (const reason of ['overlap', 'catchup-window'] as const) {
+    const mine = alerts.filter(
+      (d) => d.event.jobId === job.id && d.event.kind === 'missed' && d.event.reason === reason,
+    );
+    if (mine.length === 0) continue;
+    tally.check('I6');
+    const counted = mine.reduce((n, d) => n + (d.event.count ?? d.event.nominalTimes?.length ?? 1), 0);
+    if (!job.spec.onMissed)
+      v.push({
+        invariant: 'I6',
+        detail: `missed (${reason}) alert for job ${job.id}, which has no onMissed`,
+      });
+    const counter =
+      job.counters && (reason === 'overlap' ? job.counters.skippedOverlap : job.counters.missedCatchupWindow);
+    if (counter !== undefined && counted > counter)
+      v.push({
+        invariant: 'I6',
+        detail: `missed (${reason}) alerts for job ${job.id} count ${counted} occurrences, the schedule counted ${counter}`,
+      });
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();

@@ -40,6 +40,8 @@ export interface JobSpec {
   onMissed: boolean;
   /** onLate with lateAfter 2 s. */
   onLate: boolean;
+  /** expectSuccessWithin, seconds, with onSilent (the dead-man switch); absent: none. */
+  silentS?: number;
 }
 
 /** `job` is an index into the jobs created so far (taken modulo their number when the op runs). */
@@ -55,6 +57,8 @@ export type Op =
   | { kind: 'parent'; ms: number; signalAfterMs: number }
   | { kind: 'flaky'; redriveAfterMs: number }
   | { kind: 'worker-kill'; downMs: number }
+  /** SIGKILL of the watchdog worker (silent alerts and server-counted misses), restarted after downMs. */
+  | { kind: 'alert-worker-kill'; downMs: number }
   | { kind: 'temporal-kill'; downMs: number }
   | { kind: 'postgres-stop'; downMs: number };
 
@@ -119,6 +123,7 @@ const jobSpec: fc.Arbitrary<JobSpec> = fc.record(
     ms: fc.integer({ min: 200, max: 6_000 }),
     onMissed: fc.boolean(),
     onLate: fc.boolean(),
+    silentS: fc.option(fc.constantFrom(6, 10, 20), { nil: undefined }),
   },
   { requiredKeys: ['trigger', 'maxInstances', 'coalesce', 'ms', 'onMissed', 'onLate'] },
 );
@@ -213,7 +218,7 @@ const fraction = fc.noBias(fc.integer({ min: 0, max: 1_000_000 })).map((k) => k 
 
 export function makePlan(opts: PlanOptions): TimedOp[] {
   const n = Math.max(12, Math.round(opts.durationMs / 1_600));
-  const faults: OpKind[] = ['worker-kill', ...opts.serverFaults];
+  const faults: OpKind[] = ['worker-kill', 'alert-worker-kill', ...opts.serverFaults];
   const arb = fc.record({
     firstJobs: fc.array(jobSpec, { minLength: 3, maxLength: 5 }),
     ops: fc.array(fc.tuple(fraction, opArb(faults)), {

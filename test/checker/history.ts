@@ -38,12 +38,14 @@ export interface JobLife {
   create: Call;
   /** When the schedule began processing its times (its `info.createdAt`), when read. */
   createdAt?: number;
-  /** pause / resume / remove, in the order they were sent. */
-  states: (Call & { kind: 'pause' | 'resume' | 'remove' })[];
+  /** pause / resume / remove, in the order they were sent (`cli`: with the temporal CLI). */
+  states: (Call & { kind: 'pause' | 'resume' | 'remove'; cli?: boolean })[];
   triggers: Call[];
   backfills: (Call & { from: number; to: number })[];
   /** The checker's own pause before it read the counters (quiesce); absent if the job was removed before. */
   finalPause?: Call;
+  /** The checker's own removal after it read the counters (which ends the job's watchdog). */
+  finalRemove?: Call;
   /**
    * Paused at rest, then found gone when its counters were read: a remove that failed on the client may
    * have landed on the server after all. Its counters are lost (I1c is not checked for it).
@@ -71,11 +73,14 @@ export interface DirectRun {
 }
 
 export interface Fault {
-  kind: 'worker-kill' | ServerFault;
+  kind: 'worker-kill' | 'alert-worker-kill' | ServerFault;
   t0: number;
   t1: number;
   pid?: number;
 }
+
+/** Temporal or its database down: fires, starts and calls wait for it. */
+export const isServerFault = (f: Fault) => f.kind === 'temporal-kill' || f.kind === 'postgres-stop';
 
 export interface History {
   seed: number;
@@ -91,6 +96,8 @@ export interface History {
   letters: { workflowId: string; lastWorkflowId: string; failures: number }[];
   /** Pipeline runs still running once the system was left at rest for {@link QUIESCE_MS}. */
   stillRunning: { workflowId: string; type: string; startedAt: number }[];
+  /** When the runner stopped collecting (the last alert the receiver can have counted). */
+  endAt?: number;
   /** When quiescence began (no more ops, faults or new runs). */
   restAt: number;
   /** Calls that took {@link CALL_DEADLINE_MS} or more (past their deadline), by kind; `hung` when the timer ended them. */

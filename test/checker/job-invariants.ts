@@ -4,7 +4,7 @@
  * no wider than that behaviour.
  */
 import type { JobRun } from '../../src/client/runs/run-types';
-import type { Call, History, JobLife } from './history';
+import { isServerFault, type Call, type History, type JobLife } from './history';
 import { backfilledTimes, scheduledTimes, SLACK_MS } from './job-models';
 
 export { SLACK_MS };
@@ -28,7 +28,7 @@ function stateOf(job: JobLife, h: History): (t: number) => State {
   const widen = (c: Call) => {
     let lo = c.t0 - SLACK_MS;
     for (const f of h.faults)
-      if (f.kind !== 'worker-kill' && f.t1 <= c.t0 && c.t0 - f.t1 < CATCH_UP_MS) lo = Math.min(lo, f.t0);
+      if (isServerFault(f) && f.t1 <= c.t0 && c.t0 - f.t1 < CATCH_UP_MS) lo = Math.min(lo, f.t0);
     return { lo, hi: c.t1 + SLACK_MS };
   };
   // Live from the schedule's own start (its createdAt, read back), which can come seconds after the
@@ -287,7 +287,7 @@ function droppedFromBuffer(job: JobLife, h: History, t: number): boolean {
     const closed = r.closedAt?.getTime() ?? Infinity;
     let hi = closed + SLACK_MS;
     for (const f of h.faults)
-      if (f.kind !== 'worker-kill' && f.t0 <= hi && f.t1 + CATCH_UP_MS >= closed)
+      if (isServerFault(f) && f.t0 <= hi && f.t1 + CATCH_UP_MS >= closed)
         hi = Math.max(hi, f.t1 + CATCH_UP_MS);
     return { lo: r.startedAt.getTime() - SLACK_MS, hi };
   });

@@ -111,7 +111,11 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     const client = new Client({ connection, namespace: server.namespace });
     clients.push({
       client,
-      scheduler: new PipelineScheduler(client, { taskQueue, steps: STEP_NAMES }),
+      scheduler: new PipelineScheduler(client, {
+        taskQueue,
+        steps: STEP_NAMES,
+        watchdogTaskQueue: workers.watchdogTaskQueue,
+      }),
       runs: new PipelineClient(client, { taskQueue, steps: STEP_NAMES }),
     });
   }
@@ -196,6 +200,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
 
   const ensureWorkers = async () => {
     while (workers.count < 2) await persist('start a worker', 120_000, () => workers.start());
+    await persist('start the watchdog worker', 120_000, () => workers.ensureWatchdog());
   };
 
   // A job is gone once a remove succeeded, or found it gone after its create was answered; until then it
@@ -255,6 +260,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       ...(spec.graceS ? { misfireGraceTime: `${spec.graceS}s` as const } : {}),
       ...(spec.onMissed ? { onMissed: webhook } : {}),
       ...(spec.onLate ? { onLate: webhook, lateAfter: '2s' as const } : {}),
+      ...(spec.silentS ? { expectSuccessWithin: `${spec.silentS}s` as const, onSilent: webhook } : {}),
     };
     const life: JobLife = {
       id,
@@ -333,7 +339,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
                 ? s.resumeJob(job.id)
                 : s.removeJob(job.id),
         );
-        job.states.push({ ...c, kind: op.kind });
+        job.states.push({ ...c, kind: op.kind, ...(op.cli ? { cli: true } : {}) });
         return;
       }
       case 'trigger': {
@@ -425,6 +431,14 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
           }),
         );
         if (redriven) h.direct.push({ kind: 'redrive', workflowId: redriven, start: rc, letter: workflowId });
+        return;
+      }
+      case 'alert-worker-kill': {
+        const t0 = Date.now();
+        const pid = await workers.killWatchdog();
+        await sleep(op.downMs);
+        await ensureWorkers();
+        h.faults.push({ kind: op.kind, t0, t1: Date.now(), ...(pid ? { pid } : {}) });
         return;
       }
       case 'worker-kill': {
@@ -541,7 +555,10 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
           buffered: Number(d.raw.info?.bufferSize ?? 0),
           bufferDropped: Number(d.raw.info?.bufferDropped ?? 0),
         };
-        await persistTimely('final remove', 60_000, () => c.scheduler.removeJob(job.id));
+        job.finalRemove = await call('remove', () =>
+          persist('final remove', 60_000, () => c.scheduler.removeJob(job.id)),
+        );
+        if (!job.finalRemove.ok) throw new Error(`final remove of ${job.id}: ${job.finalRemove.error}`);
       }),
   );
   log(`rest: counters read, jobs removed (${Date.now() - h.restAt} ms)`);
@@ -603,6 +620,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   // Alerts are delivered by the runs before they end; a moment for the last posts in flight.
   await sleep(2_000);
   h.steps = readStepsLog(dir);
+  h.endAt = Date.now();
   for (const connection of connections) await connection.close();
   return h;
 }

@@ -126,35 +126,66 @@ export class CheckerWorkers {
     },
   ) {}
 
+  private watchdog: ChildProcess | undefined;
+
   get count(): number {
     return this.live.size;
   }
 
-  async start(): Promise<ChildProcess> {
-    const { address, namespace, taskQueue, bundlePath, dir } = this.target;
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(__dirname, 'worker-process.ts'),
-        address,
-        namespace,
-        taskQueue,
-        bundlePath,
-        dir,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    this.live.add(child);
-    child.once('exit', () => this.live.delete(child));
+  /** The task queue of the jobs' watchdogs (the schedulers' `watchdogTaskQueue`). */
+  get watchdogTaskQueue(): string {
+    return `${this.target.taskQueue}-watchdog`;
+  }
+
+  private async spawnWorker(script: string, args: string[]): Promise<ChildProcess> {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script), ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         if (chunk.toString().includes('ready')) resolve();
       });
-      child.once('exit', (code) => reject(new Error(`checker worker exited early with ${code}`)));
+      child.once('exit', (code) => reject(new Error(`checker ${script} exited early with ${code}`)));
     });
     return child;
+  }
+
+  async start(): Promise<ChildProcess> {
+    const { address, namespace, taskQueue, bundlePath, dir } = this.target;
+    const child = await this.spawnWorker('worker-process.ts', [
+      address,
+      namespace,
+      taskQueue,
+      bundlePath,
+      dir,
+    ]);
+    this.live.add(child);
+    child.once('exit', () => this.live.delete(child));
+    if (child.exitCode !== null || child.signalCode !== null) this.live.delete(child);
+    return child;
+  }
+
+  /** Starts the watchdog worker (watchdog-process.ts) unless one runs. */
+  async ensureWatchdog(): Promise<void> {
+    if (this.watchdog && this.watchdog.exitCode === null && this.watchdog.signalCode === null) return;
+    const { address, namespace, bundlePath } = this.target;
+    this.watchdog = await this.spawnWorker('watchdog-process.ts', [
+      address,
+      namespace,
+      this.watchdogTaskQueue,
+      bundlePath,
+    ]);
+  }
+
+  /** SIGKILLs the watchdog worker and waits until it is gone. */
+  async killWatchdog(): Promise<number | undefined> {
+    const child = this.watchdog;
+    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return undefined;
+    const exited = new Promise((r) => child.once('exit', r));
+    this.killedAt.set(child.pid, Date.now());
+    child.kill('SIGKILL');
+    await exited;
+    return child.pid;
   }
 
   /** SIGKILLs one live worker (the oldest) and waits until it is gone. */
@@ -170,7 +201,7 @@ export class CheckerWorkers {
 
   async stopAll(): Promise<void> {
     await Promise.all(
-      [...this.live].map(
+      [...this.live, ...(this.watchdog ? [this.watchdog] : [])].map(
         (c) =>
           new Promise<void>((resolve) => {
             if (c.exitCode !== null || c.signalCode !== null) return resolve();

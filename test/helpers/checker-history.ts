@@ -30,6 +30,7 @@ export function emptyHistory(): History {
     letters: [],
     stillRunning: [],
     restAt: at(62_000),
+    endAt: at(70_000),
     createsLeftOut: 0,
     slowCalls: [],
     unread: [],
@@ -80,6 +81,7 @@ export function addJob(h: History, opts: JobOptions = {}): JobLife {
   const pauseAt = opts.finalPauseAt === undefined ? 60_000 : opts.finalPauseAt;
   if (pauseAt !== null) {
     job.finalPause = call(pauseAt, pauseAt + 200);
+    job.finalRemove = call(pauseAt + 3_000, pauseAt + 3_200);
     job.counters = {
       skippedOverlap: 0,
       missedCatchupWindow: 0,

@@ -297,6 +297,125 @@ describe('the checker invariants, each shown to fire', () => {
     });
   });
 
+  describe('I6, the dead-man switch (expectSuccessWithin 10 s)', () => {
+    /** Runs until a pause at 20 s, none until a resume at 40 s, runs again: silent from 28.55 s, recovered at 42.55 s. */
+    function silentJob() {
+      const h = emptyHistory();
+      const job = addJob(h, { spec: { silentS: 10 } });
+      job.states.push(
+        { ...call(20_000, 20_200), kind: 'pause' },
+        { ...call(40_000, 40_200), kind: 'resume' },
+      );
+      for (const t of [...every(2, 2_000, 18_000), ...every(2, 42_000, 58_000)]) addRun(h, job, t);
+      const lastSuccessAt = new Date(at(18_545)).toISOString();
+      const silent = {
+        kind: 'silent' as const,
+        jobId: job.id,
+        at: new Date(at(28_600)).toISOString(),
+        lastSuccessAt,
+      };
+      const recovered = { ...silent, kind: 'recovered' as const, at: new Date(at(42_600)).toISOString() };
+      return { h, job, silent, recovered };
+    }
+
+    it('good twin: one silent alert for the stretch, one recovered after it', () => {
+      const { h, silent, recovered } = silentJob();
+      alert(h, silent, 28_700);
+      alert(h, recovered, 42_700);
+      expect(checkHistory(h).violations).toEqual([]);
+    });
+
+    it('a missing alert: 24 s without a completed run and no silent alert', () => {
+      const { h } = silentJob();
+      expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+        expect.stringContaining('but no silent alert arrived'),
+      ]);
+    });
+
+    it('a missing recovered alert after the job completed runs again', () => {
+      const { h, silent } = silentJob();
+      alert(h, silent, 28_700);
+      expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+        expect.stringContaining('but no recovered alert arrived'),
+      ]);
+    });
+
+    it('an alert with no cause: silent while runs complete every 2 s, and a recovered with no silent', () => {
+      const h = emptyHistory();
+      const job = addJob(h, { spec: { silentS: 10 } });
+      fillRuns(h, job);
+      const lastSuccessAt = new Date(at(8_545)).toISOString();
+      alert(
+        h,
+        { kind: 'silent', jobId: job.id, at: new Date(at(30_000)).toISOString(), lastSuccessAt },
+        30_100,
+      );
+      alert(
+        h,
+        { kind: 'recovered', jobId: job.id, at: new Date(at(8_000)).toISOString(), lastSuccessAt: 'x' },
+        8_100,
+      );
+      expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+        expect.stringContaining('though a run completed'),
+        expect.stringContaining('recovered alert for job'),
+        // and, taking the false silent alert at its word, a recovered one was then due
+        expect.stringContaining('but no recovered alert arrived'),
+      ]);
+    });
+
+    it('a second silent alert for one silent stretch', () => {
+      const { h, silent, recovered } = silentJob();
+      alert(h, silent, 28_700);
+      alert(h, { ...silent, at: new Date(at(34_000)).toISOString() }, 34_100);
+      alert(h, recovered, 42_700);
+      expect(flagged(h)).toEqual(['I6']);
+    });
+
+    it('good twin: a run tells the watchdog before it closes (silent 10.2 s after its last step, 7.7 s after its close)', () => {
+      const { h, job, silent, recovered } = silentJob();
+      // The last run before the pause: its close seen 2.5 s after its last step ended.
+      const r = job.runs.find((x) => x.scheduledAt!.getTime() === at(18_000))!;
+      r.closedAt = new Date(at(21_040));
+      const late = {
+        ...silent,
+        at: new Date(at(28_745)).toISOString(),
+        lastSuccessAt: new Date(at(18_540)).toISOString(),
+      };
+      alert(h, late, 28_800);
+      alert(h, { ...recovered, lastSuccessAt: late.lastSuccessAt }, 42_700);
+      expect(checkHistory(h).violations).toEqual([]);
+    });
+
+    it('a schedule deleted with the CLI ends the watch quietly: nothing due after it, a silent alert after it is flagged', () => {
+      const h = emptyHistory();
+      const job = addJob(h, { spec: { silentS: 10 }, finalPauseAt: null });
+      job.states.push({ ...call(20_000, 20_200), kind: 'remove', cli: true });
+      for (const t of every(2, 2_000, 18_000)) addRun(h, job, t);
+      expect(checkHistory(h).violations).toEqual([]);
+      const lastSuccessAt = new Date(at(18_545)).toISOString();
+      alert(
+        h,
+        { kind: 'silent', jobId: job.id, at: new Date(at(28_600)).toISOString(), lastSuccessAt },
+        28_700,
+      );
+      expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+        expect.stringContaining('after the job was removed'),
+      ]);
+    });
+
+    it('server-counted misses: never more than the schedule counted, never without onMissed', () => {
+      const { h, job } = goodJob({ spec: { onMissed: true }, counters: { skippedOverlap: 0 } });
+      alert(
+        h,
+        { jobId: job.id, reason: 'overlap', count: 2, at: new Date(at(40_000)).toISOString() },
+        40_100,
+      );
+      expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+        expect.stringContaining('count 2 occurrences, the schedule counted 0'),
+      ]);
+    });
+  });
+
   it('I7: a lost edit, runs long after a modify still working the old ms', () => {
     const { h, job } = goodJob();
     job.edits.push({ ...call(20_000, 20_300), graceMs: null, workMs: 700 });
