@@ -33,7 +33,8 @@
  *    started with (the one the last modify answered before it started set, and those of calls in flight):
  *    `misfire` only when one of them is set and the run closed at least that grace (less 1 s) after its
  *    occurrence (`standsFor`, else its nominal time); `max-instances` only with maxInstances > 1; `dst`
- *    never (the jobs have no DST policy); and a run of a job that does not queue (coalesce, or
+ *    never (no live run of the plan meets a clock change, and a backfill with a DST policy leaves out the
+ *    times the policy does not run, docs/scheduling.md); and a run of a job that does not queue (coalesce, or
  *    maxInstances > 1) that Temporal started more than every grace it may have had (plus 1 s) after its
  *    occurrence must skip.
  * I2 no completed step ran again: in one run (workflow id and run id), once a later step has started or
@@ -53,10 +54,14 @@
  *    job with onMissed gets exactly one `missed` alert with that reason; a run of a job with onLate that
  *    Temporal started more than lateAfter + 500 ms after its occurrence gets exactly one `late` alert, and
  *    one whose first step started less than lateAfter - 200 ms after it gets none; no `missed` or `late`
- *    alert names a run without such a cause. A second delivery of the same alert counts as once only
- *    within 20 s of a worker SIGKILL (an activity's at-least-once delivery), else it is a violation.
- *    Not covered: onSilent and the server-counted misses, which the watchdog reads after a job's
- *    nominal time and no more often than every 5 minutes.
+ *    alert names a run without such a cause. A job with expectSuccessWithin E gets a `silent` alert for
+ *    each stretch longer than E (+ WATCHDOG_MARGIN_MS) with no completed run, unless a server or watchdog
+ *    fault held it back, never one within E of a completed run or once its schedule is surely gone, and
+ *    a `recovered` alert after it once a run completes (checkSilence states it exactly). Server-counted
+ *    misses (overlap, catch-up window) are bounded by the schedule's counter, never required (the
+ *    watchdog reads the counts no more often than every 5 minutes). A second delivery of one cause counts
+ *    as once only within 20 s of a worker or watchdog SIGKILL (an activity's at-least-once delivery),
+ *    else it is a violation.
  * I7 no lost edit: a job run's first step works the `ms` of the args the last create or modify answered
  *    before the run started set (or of a call still in flight then).
  *
