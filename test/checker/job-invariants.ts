@@ -357,8 +357,8 @@ function checkSkips(job: JobLife, v: Violation[], tally: Tally, queueing: boolea
 
 /**
  * I7: no lost edit. A run's first step works the `ms` of the run's args, which the create set and each
- * modify call replaced: a run started after a modify was answered (and no other edit in flight) works the
- * modified `ms`, never an older one.
+ * modify call replaced: a run the scheduler took after a modify was answered (and no other edit in flight)
+ * works the modified `ms`, never an older one.
  */
 function checkEdits(job: JobLife, h: History, v: Violation[], tally: Tally): void {
   const workEdits = job.edits.map((e) => ({ ...e, v: e.workMs }));
@@ -372,7 +372,19 @@ function checkEdits(job: JobLife, h: History, v: Violation[], tally: Tally): voi
         s.ms !== undefined,
     );
     if (!first) continue;
-    const possible = possibleAt(workEdits, r.startedAt.getTime());
+    // Temporal's scheduler builds the start request (the args) when it takes the action, at the nominal
+    // time or when a buffered start is released, and retries that same request until the run starts: the
+    // args may be those of any edit in force from then (no earlier than the create) to the start.
+    const start = r.startedAt.getTime();
+    const taken = Math.min(start, Math.max(r.scheduledAt?.getTime() ?? start, job.create.t0));
+    const between = workEdits.filter((e) => e.t0 <= start && e.t1 + SLACK_MS >= taken - SLACK_MS);
+    const possible = [
+      ...new Set([
+        ...possibleAt(workEdits, taken - SLACK_MS),
+        ...between.map((e) => e.v),
+        ...possibleAt(workEdits, start),
+      ]),
+    ];
     if (possible.length === 0) continue;
     tally.check('I7', new Set(possible).size === 1 ? 'certain' : 'ambiguous');
     if (!possible.includes(first.ms!))

@@ -424,6 +424,16 @@ describe('the checker invariants, each shown to fire', () => {
     expect(new Set(v.map((x) => x.invariant))).toEqual(new Set(['I7']));
   });
 
+  it('I7 good twin: a run due before the modify and started after it (held by the server) keeps the old ms', () => {
+    const h = emptyHistory();
+    const job = addJob(h);
+    job.edits.push({ ...call(20_000, 20_300), graceMs: null, workMs: 700 });
+    for (const t of every(2, 2_000, 58_000))
+      addRun(h, job, t, t === 16_000 ? { startAfter: 7_000, lasts: 300 } : t > 20_000 ? { workMs: 700 } : {});
+    // (Only I7 is asked here: the held run overlaps the next ones.)
+    expect(checkHistory(h).violations.filter((x) => x.invariant === 'I7')).toEqual([]);
+  });
+
   it('I7 good twin: the runs after the modify work its ms', () => {
     const h = emptyHistory();
     const job = addJob(h);
