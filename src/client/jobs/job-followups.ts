@@ -1,6 +1,14 @@
 import type { Backfill, Client } from '@temporalio/client';
-import { fromWireError, translateScheduleError, translateServiceError, withRollbackError } from '../errors';
-import type { JobWrite } from './store/build-updates';
+import {
+  fromWireError,
+  JobConflictError,
+  JobNotFoundError,
+  translateScheduleError,
+  translateServiceError,
+  withRollbackError,
+} from '../errors';
+import { updateJob } from './store/send-update';
+import { finishedUpdate, type JobWrite } from './store/build-updates';
 import type { CompiledAlerts } from './store/job-alerts';
 import type { PreparedJob } from './job-compile';
 import { reconfigureWatchdog } from './job-watchdog';
@@ -55,9 +63,13 @@ async function backfillDue(client: Client, jobId: string, dueRun: Backfill): Pro
 
 /**
  * Starts a new job's watchdog, when its alerts need one. A new job whose watchdog could not start is not
- * left half-created: its schedule is deleted (then `onRolledBack`), and the start's error thrown. When
- * the delete fails too (the server is gone), the start's error is the one thrown, the delete's rides
- * along, and the job is left without its watchdog until its next write or `tflow doctor --repair`.
+ * left half-created: its schedule is deleted (then `onRolledBack`), and the start's error thrown. The
+ * delete takes no conflict token, so it is guarded as a spent one-off's clean-up is: the job is first
+ * marked as being removed with the token of a description showing it as created (never updated since),
+ * so a write that got in between (another writer's, who now owns the job as they left it) makes the
+ * rollback stop there and leave the job, never delete it with that write. When the rollback fails (the
+ * server is gone), the start's error is the one thrown, the rollback's rides along, and the job is left
+ * without its watchdog until its next write or `tflow doctor --repair`.
  */
 export async function startWatchdogOrRollBack(
   client: Client,
@@ -70,12 +82,52 @@ export async function startWatchdogOrRollBack(
     await reconfigureWatchdog(client, job.jobId, { taskQueue });
   } catch (err) {
     const thrown = fromWireError(err) ?? err;
+    let marked: boolean;
     try {
-      await client.schedule.getHandle(job.jobId).delete();
-      onRolledBack();
+      marked = await markCreatedForRemoval(client, job.jobId);
+      if (marked) {
+        await client.schedule.getHandle(job.jobId).delete();
+        onRolledBack();
+      }
     } catch (rollbackErr) {
       throw withRollbackError(thrown, fromWireError(rollbackErr) ?? rollbackErr);
     }
     throw thrown;
+  }
+}
+
+/** A job another write changed since its create: the rollback leaves it to that writer. */
+class ChangedSinceCreate extends Error {}
+
+/**
+ * Marks a job just created as being removed, with the conflict token of a description that shows it as
+ * created; false when a write got in first (the job changed since, or is gone), and nothing is marked.
+ */
+async function markCreatedForRemoval(client: Client, jobId: string): Promise<boolean> {
+  try {
+    await updateJob(
+      client,
+      jobId,
+      (d) => {
+        if (d.info.lastUpdatedAt !== undefined) throw new ChangedSinceCreate();
+        const { update } = finishedUpdate(d);
+        return {
+          update: {
+            ...update,
+            state: { ...update.state, note: 'its watchdog could not start: being removed' },
+          },
+        };
+      },
+      1,
+    );
+    return true;
+  } catch (err) {
+    if (
+      err instanceof ChangedSinceCreate ||
+      err instanceof JobConflictError ||
+      err instanceof JobNotFoundError
+    )
+      return false;
+    throw err;
   }
 }
