@@ -187,7 +187,7 @@ function checkSilence(
     if (recent !== undefined || own < E - 500)
       v.push({
         invariant: 'I6',
-        detail: `silent alert for job ${job.id} at ${d.event.at} (expectSuccessWithin ${E} ms), though a run completed ${recent !== undefined ? x - recent : own} ms before it`,
+        detail: `silent alert for job ${job.id} at ${d.event.at} (expectSuccessWithin ${E} ms, last success by its own account ${d.event.lastSuccessAt ?? 'none'}), though a run completed ${recent !== undefined ? x - recent : own} ms before it`,
       });
     if (x > surelyEnded)
       v.push({
@@ -197,19 +197,27 @@ function checkSilence(
   }
   // Stretches without a success: from the watch's start, each completed run and each edit (at the latest
   // each can have been), to the next (at the earliest).
+  // A watchdog gone silent stays so (no second alert) until a run completes: an edit does not end it.
   const points = [
-    { lo: job.create.t0, hi: job.create.t1 + SLACK_MS },
-    ...successes,
-    ...[...job.edits.slice(1), ...job.reschedules].map((e) => ({ lo: e.t0, hi: e.t1 + SLACK_MS })),
+    { lo: job.create.t0, hi: job.create.t1 + SLACK_MS, success: true },
+    ...successes.map((c) => ({ ...c, success: true })),
+    ...[...job.edits.slice(1), ...job.reschedules].map((e) => ({
+      lo: e.t0,
+      hi: e.t1 + SLACK_MS,
+      success: false,
+    })),
   ].sort((p, q) => p.lo - q.lo);
   let a = -Infinity;
   let aLo = -Infinity;
+  let successLo = -Infinity;
   points.forEach((p, i) => {
     a = Math.max(a, p.hi);
     aLo = Math.max(aLo, p.lo);
+    if (p.success) successLo = Math.max(successLo, p.lo);
     const b = Math.min(points[i + 1]?.lo ?? Infinity, watchEnd);
     if (b - a <= E + WATCHDOG_MARGIN_MS || holdsWatchdog(h, a + E - 1_000, a + E + WATCHDOG_MARGIN_MS))
       return;
+    if (silents.some((d) => d.at >= successLo + E - 1_000 && d.at < aLo + E - 1_000)) return;
     tally.check('I6');
     if (!silents.some((d) => d.at >= aLo + E - 1_000 && d.at <= b + WATCHDOG_MARGIN_MS))
       v.push({

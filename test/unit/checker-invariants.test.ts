@@ -325,6 +325,21 @@ describe('the checker invariants, each shown to fire', () => {
       expect(checkHistory(h).violations).toEqual([]);
     });
 
+    it('good twin: a modify in a silent stretch does not make a second silent alert due', () => {
+      const h = emptyHistory();
+      const job = addJob(h, { spec: { silentS: 10 } });
+      job.states.push({ ...call(20_000, 20_200), kind: 'pause' });
+      for (const t of every(2, 2_000, 18_000)) addRun(h, job, t);
+      const lastSuccessAt = new Date(at(18_545)).toISOString();
+      alert(
+        h,
+        { kind: 'silent', jobId: job.id, at: new Date(at(28_600)).toISOString(), lastSuccessAt },
+        28_700,
+      );
+      job.edits.push({ ...call(30_000, 30_300), graceMs: null, workMs: 200 }); // then silent to the end
+      expect(checkHistory(h).violations).toEqual([]);
+    });
+
     it('a missing alert: 24 s without a completed run and no silent alert', () => {
       const { h } = silentJob();
       expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
@@ -462,6 +477,13 @@ describe('the checker invariants, each shown to fire', () => {
       // The old times after the window are runs without a cause; the new ones are missing.
       expect(v.filter((x) => x === 'I1b').length).toBeGreaterThan(5);
       expect(v).toContain('I1c');
+    });
+
+    it('good twin: after a reschedule that failed, either trigger may be in force', () => {
+      const { h, job } = rescheduled();
+      job.reschedules[0]!.ok = false;
+      fillRuns(h, job);
+      expect(checkHistory(h).violations).toEqual([]);
     });
 
     it('good twin: the old times until the call, the new ones after, either around it', () => {
