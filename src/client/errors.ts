@@ -242,6 +242,22 @@ export function fromWireError(err: unknown, ctx: WireErrorContext = {}): Tempora
 }
 
 /**
+ * True for a describe whose query met the schedule's workflow as it closed (a delete landing at that
+ * moment, or the workflow continuing as new): FAILED_PRECONDITION "Workflow execution closed before
+ * WorkflowTaskStarted event", which the SDK passes on as a bare ServiceError. Asked again, the describe
+ * answers for the schedule as it is now: gone (not found), or its next run.
+ */
+export function isDescribeMetClose(err: unknown): boolean {
+  const grpc = err instanceof ServiceError ? err.cause : err;
+  return (
+    grpcStatusOf(err) === GrpcStatus.FAILED_PRECONDITION &&
+    isGrpcServiceError(grpc) &&
+    // grpc-js gives the server's words in `details`; a worker's NativeConnection in the message only.
+    /closed before WorkflowTaskStarted/i.test(`${grpc.details} ${grpc.message}`)
+  );
+}
+
+/**
  * True for the server's refusal of an update whose conflict token is stale. The workflow-based scheduler
  * (Temporal Server 1.x default) does not refuse: it drops such an update silently and answers OK, which
  * is why every write is checked afterwards (see send-update.ts); the newer CHASM scheduler answers

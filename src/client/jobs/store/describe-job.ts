@@ -1,4 +1,5 @@
 import { ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
+import { describeSchedule } from '../../describe-schedule';
 import { restoreJobAlerts } from './job-alerts-attribute';
 
 /**
@@ -8,7 +9,7 @@ import { restoreJobAlerts } from './job-alerts-attribute';
  * @throws ScheduleNotFoundError when there is none; JobAlertsUnreadableError when its alerts cannot be decoded.
  */
 export async function describeJobSchedule(client: Client, jobId: string): Promise<ScheduleDescription> {
-  const d = await client.schedule.getHandle(jobId).describe();
+  const d = await describeSchedule(client, jobId);
   return restoreJobAlerts(client.options.loadedDataConverter, jobId, d);
 }
 
