@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client } from '@temporalio/client';
@@ -17,6 +15,7 @@ import type { JobAlertEvent } from '../../src/workflows/alert-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { ALERTS_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
+import { startAlertHook, type AlertHook } from '../helpers/alert-hook';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*
@@ -28,28 +27,9 @@ import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 const exec = promisify(execFile);
 
-const received: JobAlertEvent[] = [];
-let hook: Server;
+let hook: AlertHook;
 let hookUrl: string;
-const postsOf = (jobId: string, kind?: string) =>
-  received.filter((e) => e.jobId === jobId && (kind === undefined || e.kind === kind));
-
-function startHook(): Promise<void> {
-  hook = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      received.push(JSON.parse(body) as JobAlertEvent);
-      res.writeHead(200).end('ok');
-    });
-  });
-  return new Promise((resolve) =>
-    hook.listen(0, '127.0.0.1', () => {
-      hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
-      resolve();
-    }),
-  );
-}
+const postsOf = (jobId: string, kind?: JobAlertEvent['kind']) => hook.postsOf(jobId, kind);
 
 /** Runs of `hold` wait until the gate opens. */
 let openGate: () => void = () => undefined;
@@ -86,7 +66,7 @@ async function startWatchdogWorker(
     workflowBundle: { codePath: inject('workflowBundlePath') },
     alerts: {
       pageOnCall: (event) => {
-        received.push(event);
+        hook.received.push(event);
       },
     },
     ...(opts.codec ? { codec: opts.codec } : {}),
@@ -102,6 +82,29 @@ async function inputOf(client: Client, jobId: string): Promise<string> {
   return JSON.stringify((await client.schedule.getHandle(jobId).describe()).action.args?.[0]);
 }
 
+/**
+ * `temporal schedule update` in the form its help gives: schedule id, workflow id, task queue, type and
+ * input (as `temporal schedule describe` shows it), then `extra` (the new spec, flags): no memo, no
+ * schedule search attributes.
+ */
+async function cliUpdate(client: Client, jobId: string, extra: string[]): Promise<void> {
+  await temporal([
+    'schedule',
+    'update',
+    '--schedule-id',
+    jobId,
+    '--workflow-id',
+    `${jobId}-run`,
+    '--task-queue',
+    idleQueue,
+    '--type',
+    PIPELINE_WORKFLOW_TYPE,
+    '--input',
+    await inputOf(client, jobId),
+    ...extra,
+  ]);
+}
+
 /** The real `temporal` CLI against the suite's server. */
 async function temporal(args: string[]): Promise<string> {
   const { stdout } = await exec(inject('temporalCli'), [
@@ -115,7 +118,8 @@ async function temporal(args: string[]): Promise<string> {
 }
 
 beforeAll(async () => {
-  await startHook();
+  hook = await startAlertHook();
+  hookUrl = hook.url;
   t = await connectTest('outside-edits');
   watchdogQueue = `${t.taskQueue}-watchdog`;
   idleQueue = `${t.taskQueue}-nobody`;
@@ -131,7 +135,7 @@ afterAll(async () => {
     await done;
   }
   await t?.close();
-  await new Promise((resolve) => hook?.close(resolve));
+  await hook?.close();
 });
 
 describe('an edit made with `temporal schedule update`', () => {
@@ -142,24 +146,7 @@ describe('an edit made with `temporal schedule update`', () => {
     await idle.schedule(work, { jobId, cron: '0 3 * * *', timezone: 'Europe/Paris', args: [1], ...alerts });
     try {
       // What the CLI's help lists for an update: no memo, no schedule search attributes.
-      await temporal([
-        'schedule',
-        'update',
-        '--schedule-id',
-        jobId,
-        '--workflow-id',
-        `${jobId}-run`,
-        '--task-queue',
-        idleQueue,
-        '--type',
-        PIPELINE_WORKFLOW_TYPE,
-        '--input',
-        await inputOf(t.client, jobId),
-        '--time-zone',
-        'Europe/Paris',
-        '--cron',
-        '0 4 * * *',
-      ]);
+      await cliUpdate(t.client, jobId, ['--time-zone', 'Europe/Paris', '--cron', '0 4 * * *']);
       const edited = await waitFor('the CLI edit applied', async () => {
         const job = await idle.getJob(jobId);
         return !job.foreign && job.editedOutside ? job : undefined;
@@ -201,23 +188,11 @@ describe('an edit made with `temporal schedule update`', () => {
     const token = randomBytes(16).toString('hex');
     const server = await serveCodec({ codec, token });
     try {
-      await temporal([
-        'schedule',
-        'update',
+      await cliUpdate(codecClient, jobId, [
         '--codec-endpoint',
         server.url,
         '--codec-auth',
         `Bearer ${token}`,
-        '--schedule-id',
-        jobId,
-        '--workflow-id',
-        `${jobId}-run`,
-        '--task-queue',
-        idleQueue,
-        '--type',
-        PIPELINE_WORKFLOW_TYPE,
-        '--input',
-        await inputOf(codecClient, jobId),
         '--interval',
         '2h',
         '--paused',
@@ -255,23 +230,7 @@ describe('an edit made with `temporal schedule update`', () => {
       const raw = await t.client.schedule.getHandle(jobId).describe();
       const text = String(raw.typedSearchAttributes.get(ALERTS_SEARCH_ATTRIBUTE));
       expect(Buffer.from(text, 'base64').toString('utf8')).not.toContain(secret);
-      await temporal([
-        'schedule',
-        'update',
-        '--schedule-id',
-        jobId,
-        '--workflow-id',
-        `${jobId}-run`,
-        '--task-queue',
-        idleQueue,
-        '--type',
-        PIPELINE_WORKFLOW_TYPE,
-        '--input',
-        await inputOf(t.client, jobId),
-        '--interval',
-        '2h',
-        '--paused',
-      ]);
+      await cliUpdate(t.client, jobId, ['--interval', '2h', '--paused']);
       const edited = await waitFor('the CLI edit applied', async () => {
         const job = await idle.getJob(jobId);
         return !job.foreign && job.editedOutside ? job : undefined;

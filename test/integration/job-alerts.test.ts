@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
@@ -9,8 +7,8 @@ import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { createWorker } from '../../src/worker/create-worker';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
-import type { JobAlertEvent } from '../../src/workflows/alert-types';
 import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
+import { startAlertHook, type AlertHook } from '../helpers/alert-hook';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*
@@ -20,35 +18,10 @@ import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
  */
 
 /** Posts the webhook accepted, in arrival order; `/flaky` answers 503 to the first post of each job. */
-const received: JobAlertEvent[] = [];
 const refused = new Set<string>();
-let hook: Server;
+let hook: AlertHook;
 let hookUrl: string;
-
-function startHook(): Promise<void> {
-  hook = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      const event = JSON.parse(body) as JobAlertEvent;
-      if (req.url === '/flaky' && !refused.has(event.jobId)) {
-        refused.add(event.jobId);
-        res.writeHead(503).end('try again');
-        return;
-      }
-      received.push(event);
-      res.writeHead(200).end('ok');
-    });
-  });
-  return new Promise((resolve) =>
-    hook.listen(0, '127.0.0.1', () => {
-      hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
-      resolve();
-    }),
-  );
-}
-
-const postsOf = (jobId: string) => received.filter((e) => e.jobId === jobId);
+const postsOf = (jobId: string) => hook.postsOf(jobId);
 
 /** Runs of `hold` wait until the gate opens. */
 let openGate: () => void = () => undefined;
@@ -81,7 +54,12 @@ async function runWorker(worker: Worker): Promise<{ worker: Worker; done: Promis
 }
 
 beforeAll(async () => {
-  await startHook();
+  hook = await startAlertHook((req, event) => {
+    if (req.url !== '/flaky' || refused.has(event.jobId)) return undefined;
+    refused.add(event.jobId);
+    return 503;
+  });
+  hookUrl = hook.url;
   t = await connectTest('alerts');
   watchdogQueue = `${t.taskQueue}-watchdog`;
   await t.startWorker(steps);
@@ -107,7 +85,7 @@ afterAll(async () => {
     await done;
   }
   await t?.close();
-  await new Promise((resolve) => hook?.close(resolve));
+  await hook?.close();
 });
 
 /** A past window holding exactly one occurrence of a 10 s interval, 10 to 20 s ago. */
