@@ -56,6 +56,15 @@ export type Op =
   | { kind: 'key-burst'; key: number; n: number; ms: number }
   | { kind: 'parent'; ms: number; signalAfterMs: number }
   | { kind: 'flaky'; redriveAfterMs: number }
+  /** A pause, resume or modify by a client process SIGKILLed afterMs into the verb (between its calls). */
+  | {
+      kind: 'client-kill';
+      job: number;
+      verb: 'pause' | 'resume' | 'modify';
+      afterMs: number;
+      ms: number;
+      graceS: number | null;
+    }
   | { kind: 'worker-kill'; downMs: number }
   /** SIGKILL of the watchdog worker (silent alerts and server-counted misses), restarted after downMs. */
   | { kind: 'alert-worker-kill'; downMs: number }
@@ -147,6 +156,17 @@ function opArb(faults: readonly OpKind[]): fc.Arbitrary<Op> {
     {
       weight: 2,
       arbitrary: fc.record({ kind: fc.constant('reschedule' as const), job: ref, trigger: triggerArb }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('client-kill' as const),
+        job: ref,
+        verb: fc.constantFrom('pause' as const, 'resume' as const, 'modify' as const),
+        afterMs: fc.integer({ min: 0, max: 400 }),
+        ms: fc.integer({ min: 200, max: 5_000 }),
+        graceS: fc.constantFrom(null, 2, 5),
+      }),
     },
     ...(['pause', 'resume', 'trigger', 'remove'] as const).map((kind) => ({
       weight: kind === 'remove' ? 1 : 3,

@@ -73,7 +73,7 @@ export interface DirectRun {
 }
 
 export interface Fault {
-  kind: 'worker-kill' | 'alert-worker-kill' | ServerFault;
+  kind: 'worker-kill' | 'alert-worker-kill' | 'client-kill' | ServerFault;
   t0: number;
   t1: number;
   pid?: number;

@@ -16,6 +16,7 @@ import { TemporalFlowError } from '../../src/errors';
 import type { JobSpec, Op, TimedOp } from './generator';
 import { clockChanges } from '../helpers/dst-model';
 import { cliBackfill, cliEdit } from './cli-edits';
+import { killedVerb } from './client-kill';
 import { jobTrigger } from './job-triggers';
 import { modelInForce } from './job-models';
 import {
@@ -431,6 +432,19 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
           }),
         );
         if (redriven) h.direct.push({ kind: 'redrive', workflowId: redriven, start: rc, letter: workflowId });
+        return;
+      }
+      case 'client-kill': {
+        const job = jobOf(op.job);
+        if (!job || job.create.t1 === 0) return;
+        const args = op.verb === 'modify' ? [String(op.ms), String(op.graceS)] : [];
+        const target = { ...cli, taskQueue, watchdogTaskQueue: workers.watchdogTaskQueue };
+        const c = await killedVerb(target, op.verb, job.id, args, op.afterMs, CALL_DEADLINE_MS);
+        h.calls.push({ op: `${op.verb} (client killed)`, call: c });
+        if (!c.ok) h.faults.push({ kind: 'client-kill', t0: c.t0, t1: c.t1 });
+        if (op.verb === 'modify')
+          job.edits.push({ ...c, graceMs: op.graceS === null ? null : op.graceS * 1000, workMs: op.ms });
+        else job.states.push({ ...c, kind: op.verb });
         return;
       }
       case 'alert-worker-kill': {
