@@ -1,3 +1,4 @@
+import { compilePriority, type PriorityOptions, type PrioritySpec } from './priority';
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../parse/duration';
 import { describeValue } from '../errors';
@@ -56,6 +57,12 @@ export interface PipelineOptions<Steps = unknown, Remote extends RemoteSteps = R
    * (that is the client's `taskQueue`). @default the run's task queue
    */
   stepTaskQueue?: string;
+  /**
+   * Temporal priority and fairness of the pipeline's runs and, unless a step sets its own, of their steps
+   * (server 1.31+): `{ priority: 1..5, fairnessKey, fairnessWeight }`. A run's start (`PipelineClient`
+   * `start({ priority })`) or a job (`schedule(..., { priority })`) may set its own. @default Temporal's
+   */
+  priority?: PriorityOptions;
 }
 
 /** Steps served elsewhere: step name -> the task queue of the workers that serve it. */
@@ -110,6 +117,7 @@ export class Pipeline<Name extends string = string> {
       localSteps?: boolean;
       remote?: RemoteSteps;
       stepTaskQueue?: string;
+      priority?: PrioritySpec;
     },
     private readonly knownSteps: readonly string[] | undefined,
     /** The concurrency bound of its runs (`concurrencyKey`, `maxConcurrent`), if any. */
@@ -250,6 +258,7 @@ export class Pipeline<Name extends string = string> {
         ...(this.failureHook !== undefined ? { onFailure: this.failureHook } : {}),
         ...(this.failureHookQueue !== undefined ? { onFailureTaskQueue: this.failureHookQueue } : {}),
         ...(this.chains.length > 0 ? { then: this.chains } : {}),
+        ...(this.options.priority ? { priority: this.options.priority } : {}),
       }),
     );
     return this.compiled;
@@ -328,6 +337,11 @@ export function pipeline<Steps = unknown, Remote extends RemoteSteps = Record<ne
     options.timeout === undefined
       ? undefined
       : parseDuration(options.timeout, 'timeout', { error: PipelineSpecError });
+  const priority = compilePriority(
+    options.priority,
+    'priority',
+    (field, message) => new PipelineSpecError(field, `invalid pipeline: ${message}`),
+  );
   return new Pipeline(
     name,
     {
@@ -335,6 +349,7 @@ export function pipeline<Steps = unknown, Remote extends RemoteSteps = Record<ne
       ...(options.localSteps ? { localSteps: true } : {}),
       ...(remote ? { remote } : {}),
       ...(stepTaskQueue !== undefined ? { stepTaskQueue } : {}),
+      ...(priority ? { priority } : {}),
     },
     knownStepNames(options.steps),
     concurrency,
@@ -349,6 +364,7 @@ const PIPELINE_OPTIONS = [
   'maxConcurrent',
   'remote',
   'stepTaskQueue',
+  'priority',
 ];
 
 /** Checks `remote`: an object of step names, each with its task queue. */

@@ -1,3 +1,4 @@
+import { compilePriority, type PriorityOptions } from './priority';
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../parse/duration';
 import { parseRate, type RateInput } from '../parse/rate';
@@ -54,6 +55,11 @@ export interface StepOptions<Name extends string = string> {
   /** Task queue of the compensation's workers. @default `remote[compensate]`, else `stepTaskQueue`, else the run's */
   compensateTaskQueue?: string;
   /**
+   * Temporal priority and fairness of this step's activity (server 1.31+), e.g. `{ priority: 1 }` for a
+   * step that must not wait behind bulk work on its queue. Not for local steps. @default the run's
+   */
+  priority?: PriorityOptions;
+  /**
    * Run the step (and its compensation) as a Temporal local activity: in the worker that runs the
    * workflow, with no task queue round trip. For short steps; no `heartbeat`. See docs/pipelines.md,
    * "Local steps". @default the pipeline's `localSteps` (false)
@@ -73,6 +79,7 @@ const STEP_OPTIONS = [
   'local',
   'taskQueue',
   'compensateTaskQueue',
+  'priority',
 ] as const;
 
 const RETRY_OPTIONS = [
@@ -190,6 +197,20 @@ export function compileStep(
       'and a local activity runs in the workflow worker, on no task queue a rate limit could hold: drop `rateLimit`, or make the step regular with `local: false`',
     );
   }
+  if (local && options.priority !== undefined) {
+    throw new LocalStepOptionError(
+      step.id,
+      'priority',
+      `${at}.priority`,
+      'and a local activity runs in the worker that runs the workflow, never waiting on a task queue for priority or fairness to order: drop `priority`, or make the step regular with `local: false`',
+    );
+  }
+  const priority = compilePriority(
+    options.priority,
+    `${at}.priority`,
+    (field, message) => new PipelineSpecError(field, `invalid pipeline: ${message}`),
+  );
+  if (priority) step.priority = priority;
   // Only `true` is written: a spec without local steps stays byte-for-byte what it was before the field.
   if (local) step.local = true;
   // Only a queue other than the run's is written: a spec without remote steps stays what it was.

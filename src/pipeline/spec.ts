@@ -1,3 +1,4 @@
+import { prioritySpecSchema, type PrioritySpec } from './priority';
 import { z } from 'zod';
 import { PipelineSpecError } from './errors';
 
@@ -76,6 +77,8 @@ const activityFields = {
    * own (see src/workflows/run/rate-limit.ts) whose pollers set Temporal's task-queue rate limit.
    */
   rateLimitPerSecond: z.number().positive('must be greater than zero').optional(),
+  /** Temporal priority and fairness of this step's activity (priority.ts); absent: the run's. */
+  priority: prioritySpecSchema.optional(),
 };
 
 /** One activity call: receives the previous node's output (or the run's args). */
@@ -161,6 +164,8 @@ export interface PipelineSpec {
   onFailureTaskQueue?: string | undefined;
   /** Runs started when this one completes, in order (see {@link ChainSpec}). */
   then?: ChainSpec[] | undefined;
+  /** Temporal priority and fairness of the pipeline's runs (priority.ts); a run's start may override it. */
+  priority?: PrioritySpec | undefined;
 }
 
 /**
@@ -226,6 +231,7 @@ export const pipelineSpecSchema: z.ZodType<PipelineSpec> = z
     get then() {
       return z.array(chainSpecSchema).optional();
     },
+    priority: prioritySpecSchema.optional(),
   })
   .strict()
   .superRefine((spec, ctx) => {
@@ -253,6 +259,13 @@ export const pipelineSpecSchema: z.ZodType<PipelineSpec> = z
           code: 'custom',
           path: [...path, step.taskQueue !== undefined ? 'taskQueue' : 'compensateTaskQueue'],
           message: `step "${step.id}" is local: a local activity runs in the worker that runs the workflow, on no task queue; drop the task queue or local`,
+        });
+      }
+      if (step.local && step.priority !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, 'priority'],
+          message: `step "${step.id}" is local: a local activity waits on no task queue for a priority to order; drop priority or local`,
         });
       }
       if (step.local && step.rateLimitPerSecond !== undefined) {

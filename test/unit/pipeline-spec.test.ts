@@ -99,7 +99,7 @@ describe('pipeline builder', () => {
       'an unknown step option',
       () => pipeline('p').step('a', { retries: 3 } as never),
       'steps[0].retries',
-      'invalid pipeline: steps[0].retries: unknown step option "retries"; allowed: id, retry, timeout, scheduleToClose, heartbeat, compensate, compensateRetry, rateLimit, local, taskQueue, compensateTaskQueue',
+      'invalid pipeline: steps[0].retries: unknown step option "retries"; allowed: id, retry, timeout, scheduleToClose, heartbeat, compensate, compensateRetry, rateLimit, local, taskQueue, compensateTaskQueue, priority',
     ],
     [
       'an unknown retry option',

@@ -192,7 +192,7 @@ describe('job options', () => {
 
   it('names the allowed options when one is unknown', () => {
     expect(() => splitOptions({ cron: '0 2 * * *', max_instances: 2 } as never)).toThrow(
-      'unknown job option "max_instances"; allowed: cron, calendar, every, seconds, minutes, hours, days, weeks, offset, runAt, timezone, exclude, businessDays, dst, jobId, workflowId, args, note, paused, replaceExisting, onError, onMissed, onLate, lateAfter, expectSuccessWithin, onSilent, maxInstances, coalesce, misfireGraceTime, overlap, catchupWindow, pauseOnFailure, jitter, startAt, endAt',
+      'unknown job option "max_instances"; allowed: cron, calendar, every, seconds, minutes, hours, days, weeks, offset, runAt, timezone, exclude, businessDays, dst, jobId, workflowId, args, note, paused, replaceExisting, onError, priority, onMissed, onLate, lateAfter, expectSuccessWithin, onSilent, maxInstances, coalesce, misfireGraceTime, overlap, catchupWindow, pauseOnFailure, jitter, startAt, endAt',
     );
   });
 

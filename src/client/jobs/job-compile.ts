@@ -1,3 +1,5 @@
+import { compilePriority } from '../../pipeline/priority';
+import { InvalidArgumentError } from '../../errors';
 import { randomUUID } from 'node:crypto';
 import { knownStepNames, toPipelineSpec, type PipelineLike } from '../../pipeline/builder';
 import type { PipelineSpec } from '../../pipeline/spec';
@@ -177,6 +179,11 @@ export function prepareJob(
     paused: job.paused ?? false,
     note: job.note,
     due,
+    priority: compilePriority(
+      job.priority,
+      'priority',
+      (field, message) => new InvalidArgumentError(field, message),
+    ),
   });
   return {
     jobId,

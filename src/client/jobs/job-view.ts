@@ -1,3 +1,4 @@
+import type { Priority } from '@temporalio/common';
 import { createHash } from 'node:crypto';
 import type { ScheduleDescription } from '@temporalio/client';
 import type { PipelineSpec } from '../../pipeline/spec';
@@ -40,6 +41,7 @@ export const VIEW_FIELDS = [
   'alerts',
   'workflowId',
   'taskQueue',
+  'priority',
 ] as const;
 export type ViewField = (typeof VIEW_FIELDS)[number];
 
@@ -126,6 +128,12 @@ function runView(spec: PipelineSpec | undefined, args: unknown): JobView {
     : { pipeline: NONE, definition: NONE, args: canonicalJson(args ?? []) };
 }
 
+/** A run's priority and fairness as one text: what is set, or `none` (the server reports unset as zero). */
+function priorityView(priority: Priority | undefined): string {
+  const set = Object.entries(priority ?? {}).filter(([, v]) => v !== undefined && v !== 0 && v !== '');
+  return set.length > 0 ? canonicalJson(Object.fromEntries(set)) : NONE;
+}
+
 /** The view of a job as a jobs file asks for it (compiled by prepareJob). */
 export function desiredView(job: PreparedJob): ShownView {
   const { record, trigger, policies } = job.job;
@@ -135,6 +143,7 @@ export function desiredView(job: PreparedJob): ShownView {
       ...recordView(record, expectedFingerprint(trigger), policies),
       workflowId: job.options.action.workflowId,
       taskQueue: job.options.action.taskQueue,
+      priority: priorityView(job.options.action.priority),
     },
     trigger: showTrigger(record.trigger),
   };
@@ -168,6 +177,7 @@ export function observedView(d: ScheduleDescription): ShownView {
       onError: job?.onError ?? NONE,
       workflowId: d.action.workflowId,
       taskQueue: d.action.taskQueue,
+      priority: priorityView(d.action.priority),
     },
     trigger: showTrigger(state.record.trigger),
   };

@@ -1,3 +1,4 @@
+import { compilePriority, type PriorityOptions } from '../../pipeline/priority';
 import { randomUUID } from 'node:crypto';
 import {
   InternalConnectionLikeSymbol,
@@ -77,6 +78,12 @@ export interface StartPipelineOptions {
    * @default `{pipeline}-{uuid}`
    */
   workflowId?: string;
+  /**
+   * This run's Temporal priority and fairness (server 1.31+), over the pipeline's own, e.g.
+   * `{ fairnessKey: tenantId }` so that one tenant's burst does not starve the others. Its steps and
+   * children inherit it unless they set their own. @default the pipeline's `priority`, else Temporal's
+   */
+  priority?: PriorityOptions;
 }
 
 /** A run with the workflow id asked for is running already (Temporal refuses a second one). */
@@ -152,12 +159,20 @@ export class PipelineClient {
       'workflowId',
       InvalidArgumentError,
     );
+    const priority = compilePriority(
+      opts.priority,
+      'priority',
+      (field, message) => new InvalidArgumentError(field, message),
+    );
     const workflowId = renderWorkflowId(template, { pipeline: spec.name, now: new Date(), uuid: randomUUID });
     try {
       return await this.startWorkflow({
         taskQueue: this.options.taskQueue,
         workflowId,
-        ...runStartOptions(spec, args, { concurrency: concurrencyKeyOf(p, args) }),
+        ...runStartOptions(spec, args, {
+          concurrency: concurrencyKeyOf(p, args),
+          ...(priority ? { priority } : {}),
+        }),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {

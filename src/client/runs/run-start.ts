@@ -1,3 +1,4 @@
+import type { PrioritySpec } from '../../pipeline/priority';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { activitiesOf, type PipelineSpec } from '../../pipeline/spec';
 import { PIPELINE_SEARCH_ATTRIBUTE } from '../../workflows/search-attributes';
@@ -61,9 +62,16 @@ export function checkKnownSteps(spec: PipelineSpec, knownSteps: readonly string[
 export function runStartOptions(
   spec: PipelineSpec,
   args: unknown[],
-  context: { job?: RunJobContext; redrive?: RedriveContext; concurrency?: RunConcurrency } = {},
+  context: {
+    job?: RunJobContext;
+    redrive?: RedriveContext;
+    concurrency?: RunConcurrency;
+    /** The run's own priority and fairness (a start option, a job's): over the pipeline's. */
+    priority?: PrioritySpec;
+  } = {},
 ) {
   const { job, redrive, concurrency } = context;
+  const priority = context.priority ?? spec.priority;
   const input: PipelineRunInput = {
     spec,
     args,
@@ -76,5 +84,6 @@ export function runStartOptions(
     ...runMetadata(input),
     typedSearchAttributes: new TypedSearchAttributes([{ key: PIPELINE_SEARCH_ATTRIBUTE, value: spec.name }]),
     ...(spec.timeoutMs !== undefined ? { workflowExecutionTimeout: spec.timeoutMs + TIMEOUT_GRACE_MS } : {}),
+    ...(priority ? { priority } : {}),
   };
 }

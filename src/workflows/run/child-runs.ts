@@ -42,6 +42,8 @@ function pipelineStartOptions(spec: PipelineSpec, delayMs = 0) {
     ...(spec.timeoutMs !== undefined
       ? { workflowExecutionTimeout: delayMs + spec.timeoutMs + TIMEOUT_GRACE_MS }
       : {}),
+    // Only the pipeline's own: without it a child inherits its parent's (Temporal's rule).
+    ...(spec.priority ? { priority: spec.priority } : {}),
   };
 }
 

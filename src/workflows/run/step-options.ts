@@ -36,7 +36,7 @@ export function toRetryPolicy(retry: RetrySpec | undefined): RetryPolicy | undef
 export type ActivityFields = Partial<
   Pick<
     StepSpec | MapSpec,
-    'activity' | 'local' | 'retry' | 'startToCloseMs' | 'scheduleToCloseMs' | 'heartbeatMs'
+    'activity' | 'local' | 'retry' | 'startToCloseMs' | 'scheduleToCloseMs' | 'heartbeatMs' | 'priority'
   >
 >;
 
@@ -56,6 +56,8 @@ export function activityOptions(
     ...(step.scheduleToCloseMs !== undefined ? { scheduleToCloseTimeout: step.scheduleToCloseMs } : {}),
     ...(step.heartbeatMs !== undefined ? { heartbeatTimeout: step.heartbeatMs } : {}),
     ...(retry ? { retry } : {}),
+    // Only a step's own: without it the activity inherits the run's (Temporal's rule).
+    ...(step.priority ? { priority: step.priority } : {}),
     activityId,
     summary:
       step.activity === undefined || activityId === step.activity

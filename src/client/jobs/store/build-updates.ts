@@ -1,3 +1,4 @@
+import type { PrioritySpec } from '../../../pipeline/priority';
 import type { Backfill, ScheduleDescription, ScheduleOptions } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { PipelineSpec } from '../../../pipeline/spec';
@@ -72,6 +73,8 @@ export interface NewJob {
   note: string | undefined;
   /** Set for a one-off whose runAt is due now (see dueOneOff): it runs at once, by backfill. */
   due?: DueOneOff | undefined;
+  /** The runs' own priority and fairness, over the pipeline's. */
+  priority?: PrioritySpec | undefined;
 }
 
 /**
@@ -116,6 +119,7 @@ export function createOptions(n: NewJob) {
           horizonEnd,
         }),
         ...(n.concurrency ? { concurrency: n.concurrency } : {}),
+        ...(n.priority ? { priority: n.priority } : {}),
       }),
     },
     policies: schedulePolicies(policies),

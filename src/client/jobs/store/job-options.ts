@@ -1,3 +1,4 @@
+import type { PriorityOptions } from '../../../pipeline/priority';
 import type { ScheduleOptions } from '@temporalio/client';
 import { dstScheduleSpec } from '../../../schedule/dst-compile';
 import { horizonEnd } from '../../../schedule/horizon-end';
@@ -48,6 +49,12 @@ export interface JobOptions extends JobPolicies, JobAlerts {
    * a scheduled run fails for good. @default the scheduler's `onError`
    */
   onError?: string;
+  /**
+   * Temporal priority and fairness of the job's runs (server 1.31+), over the pipeline's own, e.g.
+   * `{ priority: 1 }` for a job whose runs must not wait behind bulk work, or `{ fairnessKey: tenant }`.
+   * Their steps and children inherit it unless they set their own. @default the pipeline's, else Temporal's
+   */
+  priority?: PriorityOptions;
 }
 
 export type CronJobOptions = JobOptions & (CronTrigger | CalendarTrigger);
@@ -111,6 +118,7 @@ const JOB_KEYS = [
   'paused',
   'replaceExisting',
   'onError',
+  'priority',
   ...ALERT_KEYS,
 ] as const;
 /** The policies a schedule holds itself (its spec and policies), in the order a plan shows them. */
