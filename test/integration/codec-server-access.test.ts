@@ -157,7 +157,13 @@ describe('tflow codec-server with TFLOW_CODEC_TOKEN', () => {
       message:
         'this codec server needs a token: send Authorization: Bearer <token> (temporal --codec-auth "Bearer <token>")',
     });
-    const wrong = await call(url, 'POST', '/decode', bearer(`${TOKEN.slice(0, -1)}0`), body);
+    const wrong = await call(
+      url,
+      'POST',
+      '/decode',
+      bearer(`${TOKEN.slice(0, -1)}${TOKEN.endsWith('0') ? '1' : '0'}`),
+      body,
+    );
     expect(wrong.status).toBe(401);
     expect(wrong.body).not.toContain(MARKER);
     const basic = await call(url, 'POST', '/decode', { ...json, Authorization: `Basic ${TOKEN}` }, body);
