@@ -180,7 +180,7 @@ describe('the watchdog worker process SIGKILLed while its watchdogs sleep', () =
     });
     const worker = await startWatchdogProcess(inject('temporalAddress'), t.namespace, queue);
     // Three deadlines pass while the worker is down, two after it is back.
-    const jobIds = await createSilentJobs(scheduler, t.uid('killed'), ['12s', '13s', '14s', '24s', '26s']);
+    const jobIds = await createSilentJobs(scheduler, t.uid('killed'), ['15s', '16s', '17s', '28s', '30s']);
     try {
       const states = await watching(t.client, jobIds);
       expect(received.filter((e) => jobIds.includes(e.jobId))).toEqual([]);
@@ -220,7 +220,7 @@ describe('the Temporal server process SIGKILLed under watched jobs', () => {
       await startWatchdogProcess(server.address, server.namespace, queue);
       const scheduler = new PipelineScheduler(client, { taskQueue: 'nobody', watchdogTaskQueue: queue });
       // One deadline passes while the server is down, one after it is back.
-      const jobIds = await createSilentJobs(scheduler, 'server-killed', ['12s', '30s']);
+      const jobIds = await createSilentJobs(scheduler, 'server-killed', ['15s', '32s']);
       const states = await watching(client, jobIds);
       const deadlines = jobIds.map((id) => deadlineOf(states.get(id)!));
       for (const c of connections.splice(0)) await c.close();
