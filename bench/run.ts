@@ -16,7 +16,7 @@ import { DevServer } from '../src/devserver';
 import { formatSummary, readRows } from './summary';
 
 /** Benches that start servers of their own and use no address. */
-const OWN_SERVERS = ['jobs-at-rest.bench.ts'];
+const OWN_SERVERS = ['jobs-at-rest.bench.ts', 'fairness.bench.ts'];
 
 async function main(): Promise<void> {
   const env = readEnv();

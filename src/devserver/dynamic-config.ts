@@ -13,12 +13,28 @@ export const SCHEDULE_START_RPS_KEY = 'worker.schedulerNamespaceStartWorkflowRPS
 export interface DevServerTuning {
   /** @default {@link DEFAULT_SCHEDULE_START_RPS} */
   scheduleStartRps?: number;
+  /**
+   * Turn on Temporal's task queue fairness (`matching.enableFairness`, with the new matcher it needs), so
+   * that runs and steps with a `fairnessKey` share dispatch by weight; without it, dispatch within one
+   * priority is first come first served. @default false (Temporal's default)
+   */
+  fairness?: boolean;
 }
 
 /** The dynamic config values of the embedded server, by server key. */
 export function devServerDynamicConfig(tuning: DevServerTuning = {}): Record<string, unknown> {
   return {
     [SCHEDULE_START_RPS_KEY]: tuning.scheduleStartRps ?? DEFAULT_SCHEDULE_START_RPS,
+    // One partition per task queue: fairness orders tasks within a partition, and a single-node dev
+    // server gains nothing from four.
+    ...(tuning.fairness
+      ? {
+          'matching.useNewMatcher': true,
+          'matching.enableFairness': true,
+          'matching.numTaskqueueReadPartitions': 1,
+          'matching.numTaskqueueWritePartitions': 1,
+        }
+      : {}),
   };
 }
 

@@ -13,6 +13,16 @@ describe('the embedded server dynamic config', () => {
     });
   });
 
+  it('turns fairness on only when asked (Temporal keeps it off by default)', () => {
+    expect(devServerDynamicConfig()).not.toHaveProperty(['matching.enableFairness']);
+    expect(devServerDynamicConfig({ fairness: true })).toMatchObject({
+      'matching.useNewMatcher': true,
+      'matching.enableFairness': true,
+      'matching.numTaskqueueReadPartitions': 1,
+      'matching.numTaskqueueWritePartitions': 1,
+    });
+  });
+
   it('passes each value as JSON to start-dev', () => {
     expect(dynamicConfigArgs({ 'a.rps': 5, 'b.opts': { X: 2 } })).toEqual([
       '--dynamic-config-value',
