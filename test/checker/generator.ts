@@ -27,8 +27,18 @@ export interface JobSpec {
     | { kind: 'interval'; everyS: number }
     | { kind: 'calendar'; stepS: number }
     | { kind: 'once'; inMs: number }
-    /** A 7-field cron firing every stepS seconds of the local hours `h % 3 == hours` (null: all), on a day form. */
-    | { kind: 'cron'; zone: string; stepS: number; hours: 0 | 1 | 2 | null; day: DayForm }
+    /**
+     * Every stepS seconds of the local hours `h % 3 == hours` (null: all), on a day form: given as a 7-field
+     * cron, or as the same calendar fields (second, minute, hour, dayOfMonth, dayOfWeek).
+     */
+    | {
+        kind: 'cron';
+        zone: string;
+        stepS: number;
+        hours: 0 | 1 | 2 | null;
+        day: DayForm;
+        form: 'cron' | 'calendar';
+      }
     /** A cron naming minutes of every hour, with a DST policy (its backfills cross the zone's last clock changes). */
     | { kind: 'dst'; zone: string; minutes: number[]; gap: 'skip' | 'shift'; overlap: 'once' | 'twice' };
   maxInstances: 1 | 2;
@@ -109,6 +119,7 @@ const triggerArb: fc.Arbitrary<JobSpec['trigger']> = fc.oneof(
       stepS: fc.constantFrom(3, 4, 5, 6),
       hours: fc.constantFrom(null, null, 0 as const, 1 as const, 2 as const),
       day: fc.constantFrom<DayForm>('any', 'W', 'L-', '#', 'L'),
+      form: fc.constantFrom('cron' as const, 'calendar' as const),
     }),
   },
   {

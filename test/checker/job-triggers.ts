@@ -27,7 +27,15 @@ export function jobTrigger(spec: JobSpec, now: number): { trigger: Trigger; mode
         hours,
         ...dayFields(t.day, DateTime.fromMillis(now, { zone: t.zone })),
       };
-      return { trigger: { cron: cronOf(model), timezone: t.zone }, model };
+      if (t.form === 'cron') return { trigger: { cron: cronOf(model), timezone: t.zone }, model };
+      const calendar = {
+        second: `*/${t.stepS}`,
+        minute: '*',
+        hour: hours ?? '*',
+        dayOfMonth: model.dom,
+        dayOfWeek: model.dow,
+      };
+      return { trigger: { calendar, timezone: t.zone }, model };
     }
     case 'dst': {
       const policy = { gap: t.gap, overlap: t.overlap };
