@@ -277,6 +277,25 @@ describe('the checker invariants, each shown to fire', () => {
       expect(Object.values(r.figures.tally.excused)).toEqual([1]);
     });
 
+    it('good twin: the same raise delivered again just after a Temporal restart (the activity task dispatched again)', () => {
+      const { h, event } = missedJob();
+      const raised = { ...event, at: new Date(at(13_000)).toISOString() };
+      alert(h, raised, 13_100);
+      alert(h, raised, 13_190);
+      h.faults.push({ kind: 'temporal-kill', t0: at(6_000), t1: at(12_000) });
+      expect(checkHistory(h).violations).toEqual([]);
+    });
+
+    it('a second raise for one cause near a worker SIGKILL is still a second alert', () => {
+      const { h, event } = missedJob();
+      alert(h, { ...event, at: new Date(at(13_000)).toISOString() }, 13_100);
+      alert(h, { ...event, at: new Date(at(15_900)).toISOString() }, 16_000);
+      h.faults.push({ kind: 'worker-kill', t0: at(13_500), t1: at(14_500), pid: 1 });
+      expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+        expect.stringContaining('raised again at 2026-12-04T10:00:15.900Z'),
+      ]);
+    });
+
     it('an alert with no cause: missed for a run that completed', () => {
       const { h, job } = goodJob({ spec: { onMissed: true } });
       const r = job.runs[4]!;
