@@ -5,6 +5,7 @@ import { pipeline } from '../../src/pipeline';
 import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { NotInStepError, stepIdempotencyKey } from '../../src/worker/step-idempotency';
+import { OCCURRENCE_HEADER } from '../../src/workflows/idempotency/occurrence';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /** Keys seen by each step, by a tag the test passes in the arguments. */
@@ -59,6 +60,14 @@ describe('stepIdempotencyKey()', () => {
     expect(new Set(keysA).size).toBe(1);
     expect(keysA[0]).toBe(`${idA}/flaky`);
     expect(seen.get(`${b}:flaky`)![0]).not.toBe(keysA[0]);
+    // A run that stands for itself sends no occurrence header: the key comes from the activity's own
+    // workflow id (bench/run-bytes: ~90 bytes of history per step).
+    const events = (await t.client.workflow.getHandle(idA).fetchHistory()).events ?? [];
+    const headers = events
+      .map((e) => e.activityTaskScheduledEventAttributes?.header?.fields)
+      .filter((f) => f !== undefined);
+    expect(headers.length).toBeGreaterThan(0);
+    for (const fields of headers) expect(Object.keys(fields ?? {})).not.toContain(OCCURRENCE_HEADER);
   });
 
   it('is the same in a redriven run, and in a redrive of that redrive', async () => {
