@@ -4,7 +4,8 @@
  * after it is back), and the Temporal server process itself SIGKILLed under watched jobs and started
  * again on the same SQLite file. Each job's silent page is counted where it lands, the webhook: none lost
  * (every job's page comes), none doubled (each watchdog is then seen at rest, its delivery done and
- * nothing more scheduled, with one page).
+ * nothing more scheduled, with one page). A worker killed in the middle of a POST is the one case where
+ * the webhook hears twice: the delivery is retried (at least once), the same event, for one alert raised.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +34,9 @@ let hookUrl: string;
 const silentOf = (jobId: string) => received.filter((e) => e.jobId === jobId && e.kind === 'silent');
 
 const work = pipeline('watchdog-faults-work', { steps: ['work'] }).step('work');
+/** Jobs whose next post to `/held` the webhook receives and leaves unanswered. */
+const holding = new Set<string>();
+
 let t: TestContext;
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -42,7 +46,10 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
-      received.push(JSON.parse(body) as JobAlertEvent);
+      const event = JSON.parse(body) as JobAlertEvent;
+      received.push(event);
+      // Received, never answered: the sender dies before it hears back.
+      if (req.url === '/held' && holding.delete(event.jobId)) return;
       res.writeHead(200).end('ok');
     });
   });
@@ -54,6 +61,7 @@ afterAll(async () => {
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await t?.close();
+  hook?.closeAllConnections();
   await new Promise((resolve) => hook?.close(resolve));
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -196,6 +204,49 @@ describe('the watchdog worker process SIGKILLed while its watchdogs sleep', () =
       expect({ atRest, pages: pages(jobIds, states) }).toEqual({ atRest: true, pages: once(jobIds) });
     } finally {
       await Promise.all(jobIds.map((id) => scheduler.removeJob(id)));
+    }
+  }, 120_000);
+});
+
+describe('the watchdog worker process SIGKILLed while it posts a page', () => {
+  it('posts the same page again, identical, for the one alert it raised (receivers dedupe on jobId, kind and at)', async () => {
+    const queue = `${t.taskQueue}-mid-post`;
+    const scheduler = new PipelineScheduler(t.client, {
+      taskQueue: `${t.taskQueue}-nobody`,
+      watchdogTaskQueue: queue,
+    });
+    const worker = await startWatchdogProcess(inject('temporalAddress'), t.namespace, queue);
+    const jobId = t.uid('mid-post');
+    holding.add(jobId);
+    // A 2 s webhook timeout: the attempt the kill cut short is timed out by the server 7 s after it began.
+    await scheduler.schedule(work, {
+      jobId,
+      cron: '0 3 * * *',
+      expectSuccessWithin: '8s',
+      onSilent: { webhook: { url: `${hookUrl}/held`, timeout: '2s' } },
+    });
+    try {
+      await waitFor('the page posted', async () => silentOf(jobId)[0], 60_000);
+      await kill(worker);
+      await startWatchdogProcess(inject('temporalAddress'), t.namespace, queue);
+      const atRest = await waitFor(
+        'the page posted again and the watchdog at rest',
+        async () => (silentOf(jobId).length > 1 ? pagedAndAtRest(t.client, [jobId], 30_000) : undefined),
+        60_000,
+      ).catch(() => false);
+      const history = await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).fetchHistory();
+      const raised = (history.events ?? []).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'tflowDeliverAlert',
+      ).length;
+      // One alert raised, its delivery retried once: two posts of the same event (same `at`).
+      expect({ atRest, raised, posts: silentOf(jobId).length }).toEqual({
+        atRest: true,
+        raised: 1,
+        posts: 2,
+      });
+      expect(silentOf(jobId)[1]).toEqual(silentOf(jobId)[0]);
+    } finally {
+      await scheduler.removeJob(jobId);
     }
   }, 120_000);
 });
