@@ -11,11 +11,12 @@ import { findJobDisagreements } from '../../src/client/jobs/job-repair';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { decodeAlertsAttribute } from '../../src/client/jobs/store/job-alerts-attribute';
 import { compileAlerts, type JobAlerts } from '../../src/client/jobs/store/job-alerts';
+import { pipeline } from '../../src/pipeline';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import type { JobAlertEvent } from '../../src/workflows/alert-types';
 import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { ALERTS_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
-import { ClientProcesses, type ClientProcess } from '../helpers/client-processes';
+import { ClientProcesses } from '../helpers/client-processes';
 import { FUZZ_SEED } from '../helpers/fuzz';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 import type { AlertRaceProcess } from '../fixtures/alert-race-client-process';
@@ -24,7 +25,8 @@ import type { AlertRaceProcess } from '../fixtures/alert-race-client-process';
  * "A job is never silently missed" holds when many callers write at once: four real client processes
  * (test/fixtures/alert-race-client-process.ts, each its own seeded mix) create, edit the alerts of
  * (the dead-man switch added and removed among them), pause, resume and remove the same 100 alerting jobs
- * at the same time. Afterwards every job's two copies of its alerts agree, each job has exactly the
+ * at the same time; the 16 jobs a live worker runs every 3 s have run a while with onMissed only before.
+ * Afterwards every job's two copies of its alerts agree, each job has exactly the
  * watchdog its alerts ask for, watching what they say, the doctor's checks find nothing, and no job
  * whose runs succeed was paged as silent. FUZZ_SEED replays a run's operations.
  */
@@ -156,7 +158,25 @@ describe('four client processes writing 100 alerting jobs at once', () => {
   it("leave every job's alerts, attribute and watchdog in agreement, and page no job whose runs succeed", async () => {
     const prefix = t.uid('race').slice(0, 18);
     const ids = Array.from({ length: JOBS }, (_, n) => `${prefix}-${n}`);
-    const started: ClientProcess[] = await Promise.all(
+    // The live jobs have run a while with onMissed only when the race begins: a switch the race adds to
+    // one is younger than its watchdog by more than its length, so a clock that did not start at the
+    // switch would page at once.
+    const scheduler = new PipelineScheduler(client, {
+      taskQueue: t.taskQueue,
+      watchdogTaskQueue: watchdogQueue,
+    });
+    const work = pipeline('alert-race-work', { steps: ['work'] }).step('work');
+    await Promise.all(
+      ids.slice(0, LIVE).map((jobId, n) =>
+        scheduler.scheduleInterval(work, {
+          jobId,
+          every: '3s',
+          args: [n],
+          onMissed: { webhook: { url: `${hookUrl}/missed` } },
+        }),
+      ),
+    );
+    const starting = Promise.all(
       Array.from({ length: PROCESSES }, (_, index) => {
         const cfg: AlertRaceProcess = {
           address: inject('temporalAddress'),
@@ -177,6 +197,19 @@ describe('four client processes writing 100 alerting jobs at once', () => {
         return processes.start([JSON.stringify(cfg)]);
       }),
     );
+    await waitFor(
+      'every live job to have run 5 times',
+      async () => {
+        const counts = await Promise.all(
+          ids
+            .slice(0, LIVE)
+            .map(async (id) => (await client.schedule.getHandle(id).describe()).info.numActionsTaken),
+        );
+        return counts.every((c) => c >= 5) ? true : undefined;
+      },
+      60_000,
+    );
+    const started = await starting;
     const raceStart = Date.now();
     for (const p of started) p.go();
     const exits = await Promise.all(
@@ -200,7 +233,6 @@ describe('four client processes writing 100 alerting jobs at once', () => {
       expect(landed(kind).length, kind).toBeGreaterThan(5);
     }
 
-    const scheduler = new PipelineScheduler(client, { taskQueue: t.taskQueue });
     const read = async () =>
       new Map(await Promise.all(ids.map(async (id) => [id, await observe(scheduler, id)] as const)));
     // getJob's alerts are the attribute's, decoded, and the watchdogs watch what the jobs say; a
