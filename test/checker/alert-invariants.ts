@@ -200,6 +200,17 @@ function checkSilence(
         invariant: 'I6',
         detail: `silent alert for job ${job.id} at ${d.event.at}, after the job was removed`,
       });
+    // The watchdog reads the schedule just before it raises (docs/operations.md): `schedule` says
+    // whether it was paused, where the calls tell for sure.
+    const state = scheduleStateAt(job, x);
+    if (state && (d.event.schedule === 'paused' || d.event.schedule === 'active')) {
+      tally.check('I6');
+      if (d.event.schedule !== state)
+        v.push({
+          invariant: 'I6',
+          detail: `silent alert for job ${job.id} at ${d.event.at} says its schedule was ${d.event.schedule}, but it was surely ${state} (${job.states.map((c) => c.kind).join(', ') || 'no pause or resume'})`,
+        });
+    }
   }
   // Stretches without a success: from the watch's start, each completed run and each edit (at the latest
   // each can have been), to the next (at the earliest).
@@ -255,6 +266,21 @@ function checkSilence(
         detail: `job ${job.id} went silent at ${s.event.at} and completed a run at ${iso(c)}, but no recovered alert arrived`,
       });
   }
+}
+
+/** How long after its `at` a watchdog's read of the schedule may come (an activity, on a loaded machine). */
+const READ_MS = 5_000;
+
+/** Whether the schedule was surely paused or active at `x` (and during the read after it), else undefined. */
+function scheduleStateAt(job: JobLife, x: number): 'paused' | 'active' | undefined {
+  const calls = [
+    ...job.states.filter((c) => c.kind !== 'remove'),
+    ...(job.finalPause ? [{ ...job.finalPause, kind: 'pause' as const }] : []),
+  ];
+  const before = calls.filter((c) => c.t0 - SLACK_MS <= x + READ_MS);
+  // A call in flight then, or one that failed (it may have landed at any time), leaves it open.
+  if (before.some((c) => !c.ok || c.t1 + SLACK_MS >= x)) return undefined;
+  return before.sort((a, b) => a.t0 - b.t0).pop()?.kind === 'pause' ? 'paused' : 'active';
 }
 
 /**

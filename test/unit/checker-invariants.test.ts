@@ -361,6 +361,17 @@ describe('the checker invariants, each shown to fire', () => {
       expect(checkHistory(h).violations).toEqual([]);
     });
 
+    it("a silent alert that misreads its schedule: 'active' while the job was surely paused", () => {
+      const { h, silent, recovered } = silentJob();
+      alert(h, { ...silent, schedule: 'active' }, 28_700);
+      alert(h, recovered, 42_700);
+      expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+        expect.stringContaining('says its schedule was active, but it was surely paused'),
+      ]);
+      h.alerts[0]!.event.schedule = 'paused';
+      expect(checkHistory(h).violations).toEqual([]);
+    });
+
     it('a missing alert: 24 s without a completed run and no silent alert', () => {
       const { h } = silentJob();
       expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
