@@ -117,8 +117,17 @@ async function temporal(args: string[]): Promise<string> {
   return stdout;
 }
 
+/** Posts refused so far per job, for the jobs whose webhook path is `/down5` (refused 5 times, 503). */
+const refusedPosts = new Map<string, number>();
+
 beforeAll(async () => {
-  hook = await startAlertHook();
+  hook = await startAlertHook((req, event) => {
+    if (req.url !== '/down5') return undefined;
+    const refused = refusedPosts.get(event.jobId) ?? 0;
+    if (refused >= 5) return undefined;
+    refusedPosts.set(event.jobId, refused + 1);
+    return 503;
+  });
   hookUrl = hook.url;
   t = await connectTest('outside-edits');
   watchdogQueue = `${t.taskQueue}-watchdog`;
@@ -473,6 +482,35 @@ describe('a new job whose watchdog cannot start', () => {
       ).rejects.toThrow('watchdog start refused');
       const job = await idle.getJob(jobId);
       expect(!job.foreign && job.note).toBe('written meanwhile');
+    } finally {
+      await idle.removeJob(jobId);
+    }
+  });
+});
+
+describe("the watchdog's deliveries", () => {
+  it('outlast a webhook down for longer than a run would wait (5 refusals): the page still comes, once', async () => {
+    const jobId = t.uid('hook-down');
+    await idle.scheduleInterval(work, {
+      jobId,
+      every: '1h',
+      args: [1],
+      paused: true,
+      expectSuccessWithin: '2s',
+      onSilent: { webhook: { url: `${hookUrl}/down5` } },
+    });
+    try {
+      const [silent] = await waitFor(
+        'the silent page past 5 refusals',
+        async () => {
+          const posts = postsOf(jobId, 'silent');
+          return posts.length > 0 ? posts : undefined;
+        },
+        90_000,
+      );
+      expect(refusedPosts.get(jobId)).toBe(5);
+      expect(silent).toMatchObject({ kind: 'silent', jobId });
+      expect(postsOf(jobId, 'silent')).toHaveLength(1);
     } finally {
       await idle.removeJob(jobId);
     }

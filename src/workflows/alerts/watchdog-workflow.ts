@@ -241,18 +241,22 @@ async function onSuccess(state: WatchdogState, config: WatchdogConfig, run: RunS
   if (!state.silent) return;
   state.silent = false;
   if (!config.onSilent) return;
-  await raiseAlert(config.onSilent, {
-    kind: 'recovered',
-    jobId: state.jobId,
-    text: `job "${state.jobId}" recovered: run ${run.workflowId} completed (silent since ${since})`,
-    at: iso(Date.now()),
-    workflowId: run.workflowId,
-    runId: run.runId,
-    lastSuccessAt: since,
-    ...(config.expectSuccessWithinMs !== undefined
-      ? { expectSuccessWithinMs: config.expectSuccessWithinMs }
-      : {}),
-  });
+  await raiseAlert(
+    config.onSilent,
+    {
+      kind: 'recovered',
+      jobId: state.jobId,
+      text: `job "${state.jobId}" recovered: run ${run.workflowId} completed (silent since ${since})`,
+      at: iso(Date.now()),
+      workflowId: run.workflowId,
+      runId: run.runId,
+      lastSuccessAt: since,
+      ...(config.expectSuccessWithinMs !== undefined
+        ? { expectSuccessWithinMs: config.expectSuccessWithinMs }
+        : {}),
+    },
+    'watchdog',
+  );
 }
 
 async function raiseSilent(
@@ -268,15 +272,19 @@ async function raiseSilent(
       : watch.state === 'paused'
         ? 'its schedule is paused'
         : 'no run completed: check its worker and its failures';
-  await raiseAlert(config.onSilent, {
-    kind: 'silent',
-    jobId: state.jobId,
-    text: `job "${state.jobId}" has had no successful run for ${config.expectSuccessWithinMs} ms (since ${state.lastSuccessAt}): ${why}`,
-    at: iso(now),
-    lastSuccessAt: state.lastSuccessAt,
-    expectSuccessWithinMs: config.expectSuccessWithinMs!,
-    schedule: watch.state,
-  });
+  await raiseAlert(
+    config.onSilent,
+    {
+      kind: 'silent',
+      jobId: state.jobId,
+      text: `job "${state.jobId}" has had no successful run for ${config.expectSuccessWithinMs} ms (since ${state.lastSuccessAt}): ${why}`,
+      at: iso(now),
+      lastSuccessAt: state.lastSuccessAt,
+      expectSuccessWithinMs: config.expectSuccessWithinMs!,
+      schedule: watch.state,
+    },
+    'watchdog',
+  );
 }
 
 /** Reports what the server's counters gained since they were last read; the first read is the baseline. */
@@ -301,13 +309,17 @@ async function reportCounts(
   for (const [reason, key, what] of gains) {
     const count = after[key] - before[key];
     if (count <= 0) continue;
-    await raiseAlert(target, {
-      kind: 'missed',
-      jobId: state.jobId,
-      text: `job "${state.jobId}": ${count} occurrence(s) ${what} since ${since ?? 'the watch began'}`,
-      at: iso(now),
-      reason,
-      count,
-    });
+    await raiseAlert(
+      target,
+      {
+        kind: 'missed',
+        jobId: state.jobId,
+        text: `job "${state.jobId}": ${count} occurrence(s) ${what} since ${since ?? 'the watch began'}`,
+        at: iso(now),
+        reason,
+        count,
+      },
+      'watchdog',
+    );
   }
 }
