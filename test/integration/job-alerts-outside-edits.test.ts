@@ -514,7 +514,7 @@ describe("the watchdog's deliveries", () => {
     } finally {
       await idle.removeJob(jobId);
     }
-  });
+  }, 120_000);
 });
 
 describe('missed for an overlap skip of a trigger', () => {
