@@ -12,7 +12,7 @@ import { findJobAlertProblems } from '../../src/client/jobs/job-alert-health';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
 import type { JobAlertEvent } from '../../src/workflows/alert-types';
-import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
+import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../../src/workflows/run-types';
 import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
 import { ALERTS_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
 import { startAlertHook, type AlertHook } from '../helpers/alert-hook';
@@ -515,6 +515,47 @@ describe("the watchdog's deliveries", () => {
       await idle.removeJob(jobId);
     }
   }, 120_000);
+});
+
+describe('runs that complete without telling the watchdog', () => {
+  it('still count: a run the server saw close keeps the switch quiet', async () => {
+    const jobId = t.uid('untold');
+    await live.scheduleInterval(work, {
+      jobId,
+      every: '2s',
+      args: [1],
+      expectSuccessWithin: '5s',
+      onSilent: { webhook: { url: hookUrl } },
+    });
+    try {
+      // An edit made outside temporal-flow that drops the runs' report to the watchdog (their input
+      // without the watchdog flag): as a run's signal lost or held back by a server outage is, from
+      // the watchdog's side.
+      await t.client.schedule.getHandle(jobId).update((d) => {
+        const input = d.action.args![0] as PipelineRunInput;
+        const { watchdog: _w, ...alerts } = input.job!.alerts!;
+        return {
+          ...d,
+          action: { ...d.action, args: [{ ...input, job: { ...input.job!, alerts } }] },
+        };
+      });
+      const edited = Date.now();
+      await waitFor(
+        'runs completing for 12 s after the edit',
+        async () => {
+          const job = await live.getJob(jobId);
+          const recent = job.foreign
+            ? []
+            : job.recentRuns.filter((r) => r.startedAt.getTime() > edited + 1_000);
+          return recent.length >= 5 ? true : undefined;
+        },
+        40_000,
+      );
+      expect(postsOf(jobId, 'silent')).toEqual([]);
+    } finally {
+      await live.removeJob(jobId);
+    }
+  });
 });
 
 describe('missed for an overlap skip of a trigger', () => {

@@ -75,6 +75,7 @@ describe('replay of recorded histories', () => {
         'job-watchdog-counts-changed.json',
         'job-watchdog-dead-man-since.json',
         'job-watchdog-obeys-schedule.json',
+        'job-watchdog-untold.json',
         'local-steps.json',
         'on-failure-once.json',
         'parallel.json',
@@ -199,6 +200,19 @@ describe('replay of recorded histories', () => {
     expect(
       keeper.events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
     ).toEqual(['recordDeadLetter', 'deadLetterRedriven']);
+  });
+
+  it('a watchdog whose runs complete without telling it moves its clock from its reads, and raises nothing', async () => {
+    const history = await readHistoryFile(path.join(dir, 'job-watchdog-untold.json'));
+    const results = history.events
+      .map((e) => e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data)
+      .filter((d): d is Uint8Array => d !== undefined && d !== null && d.length > 0)
+      .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as { lastCompletedAt?: string });
+    expect(results.filter((r) => r.lastCompletedAt !== undefined).length).toBeGreaterThanOrEqual(2);
+    const delivered = history.events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'tflowDeliverAlert',
+    );
+    expect(delivered).toEqual([]);
   });
 
   it('a watchdog told of a trigger reads the counts 30 s later, not at the next nominal time', async () => {

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { ScheduleDescription } from '@temporalio/client';
+import type { Client, ScheduleDescription } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { describeValue } from '../../errors';
 import { describeJobIfAny } from '../../client/jobs/store/describe-job';
@@ -12,7 +12,9 @@ import type {
   CompiledAlertTarget,
   JobAlertEvent,
 } from '../../workflows/alert-types';
-import type { ScheduleWatch, WatchdogActivities } from '../../workflows/alerts/watchdog-defs';
+import type { ScheduleWatch, WatchdogActivities, WatchOptions } from '../../workflows/alerts/watchdog-defs';
+import { keywordEquals, queryLiteral } from '../../client/query-literal';
+import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_BY_ID_ATTRIBUTE } from '../../workflows/search-attributes';
 
 /*
  * Built-in activities of the durable alerts. Their names are persisted in histories: never rename one.
@@ -138,6 +140,27 @@ async function postWebhook(
   throw ApplicationFailure.create({ type: ALERT_WEBHOOK_REJECTED, message, nonRetryable: !retried });
 }
 
+/**
+ * The latest close time among the first page of runs of the job that completed after `after` and did not
+ * skip themselves (visibility has no ORDER BY on SQLite: any later one is enough to move the clock, and a
+ * job that completes runs this often is read again before it could go silent).
+ */
+async function completedRunAfter(client: Client, jobId: string, after: string): Promise<string | undefined> {
+  const by = keywordEquals('TemporalScheduledById', jobId);
+  if (!by.clause) return undefined;
+  const query = `${by.clause} AND ExecutionStatus = 'Completed' AND CloseTime > ${queryLiteral(after)}`;
+  let latest: Date | undefined;
+  let seen = 0;
+  for await (const wf of client.workflow.list({ query, pageSize: 100 })) {
+    if (++seen > 100) break;
+    const byId = wf.typedSearchAttributes.get(SCHEDULED_BY_ID_ATTRIBUTE);
+    if (!by.exact && byId !== jobId) continue;
+    if (wf.typedSearchAttributes.get(OUTCOME_SEARCH_ATTRIBUTE) !== undefined) continue;
+    if (wf.closeTime && (!latest || wf.closeTime > latest)) latest = wf.closeTime;
+  }
+  return latest && latest.getTime() > Date.parse(after) ? latest.toISOString() : undefined;
+}
+
 /** The alert activities of one worker. */
 export function createAlertActivities(
   opts: AlertActivitiesOptions,
@@ -194,11 +217,19 @@ export function createAlertActivities(
      * next nominal time (none while paused), and what its alerts ask of the watchdog (read from the job's
      * record, as the last write left it).
      */
-    async tflowWatchSchedule(jobId: string): Promise<ScheduleWatch> {
+    async tflowWatchSchedule(jobId: string, watchOpts: WatchOptions = {}): Promise<ScheduleWatch> {
       const { attempt } = Context.current().info;
       let d: ScheduleDescription | undefined;
+      let lastCompletedAt: string | undefined;
       try {
         d = await describeJobIfAny(Context.current().client, jobId);
+        if (d && watchOpts.completedAfter) {
+          lastCompletedAt = await completedRunAfter(
+            Context.current().client,
+            jobId,
+            watchOpts.completedAfter,
+          );
+        }
       } catch (err) {
         // Retried by the watchdog for as long as it fails: said on every attempt, never swallowed.
         const error = err instanceof Error ? err.message : describeValue(err);
@@ -229,6 +260,7 @@ export function createAlertActivities(
       return {
         ...(config ? { config } : {}),
         ...(next ? { nextActionAt: next.toISOString() } : {}),
+        ...(lastCompletedAt ? { lastCompletedAt } : {}),
         state: d.state.paused ? 'paused' : 'active',
         counts: {
           missedCatchupWindow: d.info.numActionsMissedCatchupWindow,

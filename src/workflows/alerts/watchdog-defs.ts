@@ -95,6 +95,20 @@ export interface ScheduleWatch {
    * histories recorded before WATCHDOG_AT_REST_PATCH.
    */
   nextActionAt?: string;
+  /**
+   * With `completedAfter`: the close time (ISO 8601) of a run of the job that completed after it, as
+   * visibility lists them (a moment behind); absent when none is listed.
+   */
+  lastCompletedAt?: string;
+}
+
+/** What a read of the schedule also looks for. */
+export interface WatchOptions {
+  /**
+   * Look for a run of the job that completed (not skipped) after this time (ISO 8601), in visibility: the
+   * read made before raising `silent` asks, so that a run whose `runSucceeded` never came still counts.
+   */
+  completedAfter?: string;
 }
 
 /** A run of the job that completed. */
@@ -124,5 +138,5 @@ export const watchdogStateQuery = defineQuery<WatchdogState>('watchdogState');
 /** The watchdog's activity (activities/alerts/alert-activities.ts; persisted name: never rename). */
 export interface WatchdogActivities {
   /** The job's schedule as the watchdog needs it. */
-  tflowWatchSchedule: (jobId: string) => Promise<ScheduleWatch>;
+  tflowWatchSchedule: (jobId: string, opts?: WatchOptions) => Promise<ScheduleWatch>;
 }

@@ -182,12 +182,19 @@ export async function jobWatchdogWorkflow(initial: WatchdogState): Promise<void>
     const late = now - wakeAt > LATE_WAKE_MS;
     if (now >= due) {
       const seen = state.lastSuccessAt;
-      const watch = await tflowWatchSchedule(state.jobId);
+      const watch = await tflowWatchSchedule(state.jobId, { completedAfter: seen });
       const verdict = obey(state, config, watch);
       if (verdict === 'end') return;
       if (verdict === 'adopted') continue;
       // A run completed while the schedule was read: the deadline moved, nothing is silent.
       if (atRest && state.lastSuccessAt !== seen) continue;
+      // A run completed that never told this watchdog (its signal late after a server outage, or its input
+      // edited outside temporal-flow without the watchdog flag): it counts, as the server saw it close.
+      // Only reads that carry `lastCompletedAt` (since it exists) take this path: older histories replay.
+      if (watch.lastCompletedAt && Date.parse(watch.lastCompletedAt) > Date.parse(state.lastSuccessAt)) {
+        state.lastSuccessAt = watch.lastCompletedAt;
+        continue;
+      }
       state.silent = true;
       await raiseSilent(state, config, watch, now);
       await reportCounts(state, config, watch, now);
