@@ -1,3 +1,4 @@
+import { describeScheduleIfAny } from '../client/describe-schedule';
 import { temporal } from '@temporalio/proto';
 import { activityUsesOf, type PipelineSpec } from '../pipeline/spec';
 import { rateLimitedTaskQueue } from '../workflows/run/rate-limit';
@@ -41,9 +42,12 @@ export async function checkStepQueues(ctx: DoctorContext): Promise<DoctorCheck> 
     await inLanes(jobs, DESCRIBE_CONCURRENCY, async ({ id: jobId }) => {
       let action;
       try {
-        ({ action } = await client.schedule.getHandle(jobId).describe());
+        // Read again when it meets a schedule as it closes or a busy server's deadline (describe-schedule.ts).
+        const d = await describeScheduleIfAny(client, jobId);
+        if (!d) return; // deleted since the listing: nothing to serve
+        ({ action } = d);
       } catch (err) {
-        // One job deleted meanwhile, or encrypted with a key we lack, does not hide the others.
+        // One job encrypted with a key we lack, or unreadable for another reason, does not hide the others.
         unreadable.push(`${jobId} (${message(err)})`);
         return;
       }
