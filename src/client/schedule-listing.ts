@@ -1,5 +1,6 @@
 import { Client, type DataConverter, type ScheduleSummary } from '@temporalio/client';
-import { ValueError, type Payload, type PayloadConverter } from '@temporalio/common';
+import { ValueError, type Payload, type PayloadCodec, type PayloadConverter } from '@temporalio/common';
+import { PayloadDecryptionError } from '../codec/errors';
 import type { LoadedDataConverter } from '@temporalio/common/lib/converter/data-converter';
 
 /**
@@ -21,8 +22,27 @@ function tolerantConverter(inner: PayloadConverter): PayloadConverter {
 }
 
 /**
+ * Decodes what it can: a payload encrypted under a key this client holds under the same id with other
+ * bytes (another environment's `k1`) is left encrypted, so that the converter above reads it as unknown,
+ * instead of ending the whole listing.
+ */
+function tolerantCodec(inner: PayloadCodec): PayloadCodec {
+  return {
+    encode: (payloads) => inner.encode(payloads),
+    async decode(payloads) {
+      try {
+        return await inner.decode(payloads);
+      } catch (err) {
+        if (err instanceof PayloadDecryptionError) return payloads;
+        throw err;
+      }
+    },
+  };
+}
+
+/**
  * A client on the same connection that reads what it can of each listed schedule or workflow: a memo this
- * client cannot decode (encrypted under a codec it lacks) comes back undefined instead of ending the whole
+ * client cannot decode (encrypted under a codec or a key it lacks) comes back undefined instead of ending the whole
  * listing with "Unknown encoding". Such an entry reads as not one of ours: listings, plans and repairs
  * leave it alone rather than fail for every other job of the namespace. For listings only.
  */
@@ -35,6 +55,7 @@ export function readingClient(client: Client): Client {
     dataConverter: {
       ...dc,
       payloadConverter: tolerantConverter(dc.payloadConverter),
+      payloadCodecs: dc.payloadCodecs.map(tolerantCodec),
     } satisfies LoadedDataConverter as unknown as DataConverter,
   });
 }

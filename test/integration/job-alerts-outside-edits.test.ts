@@ -45,7 +45,9 @@ const steps = {
   },
 };
 const work = pipeline('outside-edits-work', { steps }).step('work');
-const codec = new AesGcmPayloadCodec({ keys: { k1: randomBytes(32) } });
+// A key id of this file's own: other files' codecs name theirs `k1`, and a key id met with other bytes
+// does not decrypt (their listings would meet this file's jobs).
+const codec = new AesGcmPayloadCodec({ keys: { 'outside-edits': randomBytes(32) } });
 
 let t: TestContext;
 let watchdogQueue: string;
@@ -427,7 +429,7 @@ describe('a watchdog its worker cannot run', () => {
           const problems = (await findJobAlertProblems(codecClient)).filter((p) => p.jobId === jobId);
           return problems.length > 0 ? problems : undefined;
         },
-        60_000,
+        120_000,
       );
       expect(found).toEqual([
         expect.objectContaining({
@@ -440,7 +442,7 @@ describe('a watchdog its worker cannot run', () => {
       // Its worker cannot run it, so it cannot end itself: it would outlive the test.
       await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).terminate('test over');
     }
-  });
+  }, 150_000);
 });
 
 describe('a new job whose watchdog cannot start', () => {
@@ -554,6 +556,39 @@ describe('runs that complete without telling the watchdog', () => {
       expect(postsOf(jobId, 'silent')).toEqual([]);
     } finally {
       await live.removeJob(jobId);
+    }
+  });
+});
+
+describe('a job encrypted under another key of the same id', () => {
+  it('does not stop listing or doctor for the other jobs: it reads as not one of ours', async () => {
+    const clientWith = (bytes: Buffer) =>
+      new Client({
+        connection: t.connection,
+        namespace: t.namespace,
+        dataConverter: codecDataConverter(new AesGcmPayloadCodec({ keys: { shared: bytes } })),
+      });
+    const mine = clientWith(randomBytes(32));
+    const theirs = clientWith(randomBytes(32));
+    const theirJob = t.uid('other-env');
+    const myJob = t.uid('this-env');
+    const them = new PipelineScheduler(theirs, { taskQueue: idleQueue, watchdogTaskQueue: watchdogQueue });
+    const us = new PipelineScheduler(mine, { taskQueue: idleQueue, watchdogTaskQueue: watchdogQueue });
+    await them.scheduleInterval(work, { jobId: theirJob, every: '1h', args: [1], paused: true });
+    await us.scheduleInterval(work, { jobId: myJob, every: '1h', args: [1], paused: true });
+    try {
+      const listed = await waitFor('both jobs listed', async () => {
+        const all = await us.listJobs();
+        return all.some((j) => j.id === theirJob) && all.some((j) => j.id === myJob) ? all : undefined;
+      });
+      expect(listed.find((j) => j.id === myJob)?.foreign).toBe(false);
+      // Its memo is another environment's: it reads as not one of ours, and is left alone.
+      expect(listed.find((j) => j.id === theirJob)?.foreign).toBe(true);
+      const problems = await findJobAlertProblems(mine);
+      expect(problems.filter((p) => p.jobId === theirJob || p.jobId === myJob)).toEqual([]);
+    } finally {
+      await them.removeJob(theirJob);
+      await us.removeJob(myJob);
     }
   });
 });

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { JOB_WATCHDOG_WORKFLOW_TYPE, watchdogWorkflowId } from '../../workflows/alerts/watchdog-defs';
-import { missingCodecError } from '../../codec/errors';
+import { missingCodecError, PayloadDecryptionError } from '../../codec/errors';
 import { describeJobIfAny } from './store/describe-job';
 import { JobAlertsUnreadableError } from '../errors';
 import { inLanes } from '../in-lanes';
@@ -27,6 +27,19 @@ export interface JobAlertProblem {
   summary: string;
 }
 
+/**
+ * An error of a job this client cannot decode: no codec, a key it lacks, or a key of the same id with
+ * other bytes (another environment's), or its alerts attribute unreadable. Such a job is reported as
+ * unreadable, never allowed to fail the check for every other job.
+ */
+export function undecodable(err: unknown): boolean {
+  return (
+    err instanceof JobAlertsUnreadableError ||
+    err instanceof PayloadDecryptionError ||
+    missingCodecError(err) !== undefined
+  );
+}
+
 /** Failed reads in a row before a watchdog's job is reported (the first ones can be a passing blip). */
 export const UNEVALUABLE_AFTER_ATTEMPTS = 3;
 const DESCRIBE_CONCURRENCY = 8;
@@ -51,7 +64,7 @@ export async function findJobAlertProblems(client: Client): Promise<JobAlertProb
       const d = await describeJobIfAny(client, jobId);
       lost = d && decodeJobRecord(undefined, d.action.memo)?.alertsLost;
     } catch (err) {
-      if (!(err instanceof JobAlertsUnreadableError) && !missingCodecError(err)) throw err;
+      if (!undecodable(err)) throw err;
       found.push({
         jobId,
         kind: 'unreadable',

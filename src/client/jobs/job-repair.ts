@@ -10,8 +10,7 @@ import { ourJobMemo } from './store/schedule-memo';
 import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
 import { dueBackfill, dueMarkOf } from './store/build-updates';
 import { listSchedulesReadable, readingClient } from '../schedule-listing';
-import { missingCodecError } from '../../codec/errors';
-import { JobAlertsUnreadableError } from '../errors';
+import { undecodable } from './job-alert-health';
 
 /*
  * The reconciler of a job's two parts. A job is its schedule (whose record is the source of truth) and,
@@ -76,7 +75,7 @@ async function describeJudgeable(client: Client, jobId: string) {
   try {
     return await describeJobIfAny(client, jobId);
   } catch (err) {
-    if (missingCodecError(err) || err instanceof JobAlertsUnreadableError) return 'unreadable' as const;
+    if (undecodable(err)) return 'unreadable' as const;
     throw err;
   }
 }
