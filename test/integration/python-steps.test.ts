@@ -296,6 +296,11 @@ describe('a pipeline with steps in Python, payloads encrypted', () => {
       paused: true,
     });
     try {
+      // Doctor finds the jobs by a listing, which visibility serves a moment after a create.
+      await waitFor('both jobs listed', async () => {
+        const ids = (await scheduler.listJobs({ includeForeign: false })).map((j) => j.id);
+        return ids.includes(served) && ids.includes(orphan) ? true : undefined;
+      });
       const report = await runDoctor({
         connection: { address: inject('temporalAddress') },
         namespace: enc.namespace,
