@@ -9,3 +9,23 @@ export class TestServerNotFoundError extends TemporalFlowError {
     );
   }
 }
+
+/**
+ * Something the schedule test environment cannot do in virtual time: `feature` names it, and the message
+ * says what to use instead (createPipelineTestEnv for what needs a server, the dev server for the rest).
+ */
+export class NotInVirtualTimeError extends TemporalFlowError {
+  constructor(
+    /** What was asked: `waitFor step "approve"`, `concurrencyKey`, `advanceTo into the past`, ... */
+    readonly feature: string,
+    /** What to use instead. */
+    readonly instead: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'NOT_IN_VIRTUAL_TIME',
+      `${feature} cannot run in the schedule test environment: ${instead}`,
+      options,
+    );
+  }
+}
