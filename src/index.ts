@@ -38,12 +38,14 @@ export {
   UnknownStepError,
   PIPELINE_SPEC_VERSION,
   DEFAULT_MAP_CONCURRENCY,
+  WHEN_FULL,
   WORKFLOW_ID_PLACEHOLDERS,
   remoteTaskQueuesOf,
 } from './pipeline';
 export type {
   RemoteSteps,
   PipelineConcurrency,
+  WhenFull,
   PipelineLike,
   PipelineOptions,
   PipelineSpec,

@@ -1,3 +1,4 @@
+import { compileConcurrency, type PipelineConcurrency, type WhenFull } from './concurrency';
 import { compilePriority, type PriorityOptions, type PrioritySpec } from './priority';
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../parse/duration';
@@ -41,6 +42,14 @@ export interface PipelineOptions<Steps = unknown, Remote extends RemoteSteps = R
   /** Runs per concurrency key at once (only with `concurrencyKey`). @default 1 */
   maxConcurrent?: number;
   /**
+   * Runs of this pipeline at once across all its concurrency keys (only with `concurrencyKey`, at least
+   * `maxConcurrent`): the keys' lines are then served round-robin by one semaphore, so that a key with a
+   * long line does not hold the others up. @default unbounded (each key on its own)
+   */
+  maxConcurrentTotal?: number;
+  /** What a run does when its key or the total is full; see {@link WhenFull}. @default 'queue' */
+  whenFull?: WhenFull;
+  /**
    * Every step runs as a Temporal local activity unless it says `local: false`; see
    * {@link StepOptions.local} and docs/pipelines.md, "Local steps". @default false
    */
@@ -67,12 +76,6 @@ export interface PipelineOptions<Steps = unknown, Remote extends RemoteSteps = R
 
 /** Steps served elsewhere: step name -> the task queue of the workers that serve it. */
 export type RemoteSteps = Readonly<Record<string, string>>;
-
-/** A pipeline's concurrency bound: the key function and how many runs per key. */
-export interface PipelineConcurrency {
-  key: (args: unknown[]) => string;
-  max: number;
-}
 
 type StepNamesOf<Steps> = Steps extends readonly (infer N)[]
   ? N & string
@@ -362,6 +365,8 @@ const PIPELINE_OPTIONS = [
   'localSteps',
   'concurrencyKey',
   'maxConcurrent',
+  'maxConcurrentTotal',
+  'whenFull',
   'remote',
   'stepTaskQueue',
   'priority',
@@ -387,33 +392,6 @@ function compileRemote(remote: unknown): RemoteSteps | undefined {
     out[step] = checkTaskQueue(queue, `remote.${step}`);
   }
   return Object.freeze(out);
-}
-
-function compileConcurrency(options: PipelineOptions<unknown>): PipelineConcurrency | undefined {
-  const { concurrencyKey, maxConcurrent } = options;
-  if (concurrencyKey === undefined) {
-    if (maxConcurrent !== undefined) {
-      throw new PipelineSpecError(
-        'maxConcurrent',
-        'invalid pipeline: maxConcurrent needs a concurrencyKey, e.g. { concurrencyKey: ([customer]) => String(customer), maxConcurrent: 2 }',
-      );
-    }
-    return undefined;
-  }
-  if (typeof concurrencyKey !== 'function') {
-    throw new PipelineSpecError(
-      'concurrencyKey',
-      `invalid pipeline: concurrencyKey must be a function of the run's args returning a string, got ${describeValue(concurrencyKey)}`,
-    );
-  }
-  const max = maxConcurrent ?? 1;
-  if (!Number.isInteger(max) || max < 1) {
-    throw new PipelineSpecError(
-      'maxConcurrent',
-      `invalid pipeline: maxConcurrent must be a whole number >= 1, got ${describeValue(maxConcurrent)}`,
-    );
-  }
-  return { key: concurrencyKey, max };
 }
 
 /** The worker's step names, from its steps object or a list of names; undefined when not given. */

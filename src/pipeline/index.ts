@@ -3,12 +3,13 @@ export type {
   BranchStep,
   MapOptions,
   ParallelOptions,
-  PipelineConcurrency,
   PipelineLike,
   PipelineOptions,
   RemoteSteps,
 } from './builder';
 export type { RetryOptions, StepOptions } from './compile-step';
+export { WHEN_FULL } from './concurrency';
+export type { PipelineConcurrency, WhenFull } from './concurrency';
 export type { ChildPipelineOptions, ThenOptions, WaitForOptions } from './compile-flow-nodes';
 export { WORKFLOW_ID_PLACEHOLDERS } from './workflow-id';
 export type { WorkflowIdPlaceholder } from './workflow-id';

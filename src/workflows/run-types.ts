@@ -1,6 +1,7 @@
 import type { PipelineSpec } from '../pipeline/spec';
 import type { RunAlerts } from './alert-types';
-import type { SkipReason } from './outcomes';
+import type { RunSkipReason } from './outcomes';
+import type { WhenFull } from '../pipeline/concurrency';
 
 /*
  * Shapes persisted in workflow histories: the run input, the result and the failure details. Add optional
@@ -139,6 +140,10 @@ export interface ChainedRun {
 export interface RunConcurrency {
   key: string;
   max: number;
+  /** The pipeline's `maxConcurrentTotal`: every key of the pipeline shares one semaphore. */
+  total?: number;
+  /** The pipeline's `whenFull`, when not `queue`. */
+  whenFull?: Exclude<WhenFull, 'queue'>;
 }
 
 /** Where a redriven run comes from and where it starts. */
@@ -185,8 +190,11 @@ export interface PipelineRunResult {
   status: 'completed' | 'skipped';
   /** Output of the last step (completed runs). */
   output?: unknown;
-  /** Why a run was skipped: `misfire` (started too late) or `max-instances` (too many running). */
-  skipReason?: SkipReason;
+  /**
+   * Why a run was skipped: `misfire` (started too late), `max-instances` (too many running), `dst`, or
+   * `concurrency` (its key was full under `whenFull: 'skip'`).
+   */
+  skipReason?: RunSkipReason;
   /**
    * A late scheduled run of a coalescing job: the latest missed occurrence it stood for (ISO 8601), whose
    * lateness the misfire grace was measured against. Absent when the run stood for its own nominal time.

@@ -53,9 +53,13 @@ const sinks = {
 };
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity), local steps, a failing onFailure hook, steps served on other task queues', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity), local steps, a failing onFailure hook, steps served on other task queues, capped keys under a total (round-robin, cancel-in-progress, skip)', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
+        'capped-keys-cancelled.json',
+        'capped-keys-queued.json',
+        'capped-keys-semaphore.json',
+        'capped-keys-skipped.json',
         'chain.json',
         'concurrency-key-queued.json',
         'concurrency-key-reasked.json',
@@ -139,6 +143,12 @@ describe('replay of recorded histories', () => {
       ['startChildWorkflowExecutionInitiatedEventAttributes', 'childWorkflowExecutionStartedEventAttributes'],
     ],
     ['chained-delay.json', ['timerFiredEventAttributes', 'activityTaskCompletedEventAttributes']],
+    // cancel-in-progress: the semaphore asks the oldest run to cancel; that run waits for its step to stop.
+    ['capped-keys-semaphore.json', ['requestCancelExternalWorkflowExecutionInitiatedEventAttributes']],
+    [
+      'capped-keys-cancelled.json',
+      ['activityTaskCanceledEventAttributes', 'workflowExecutionCanceledEventAttributes'],
+    ],
   ] as const)('%s has the events of its node kind', async (file, kinds) => {
     const history = await readHistoryFile(path.join(dir, file));
     for (const kind of kinds)

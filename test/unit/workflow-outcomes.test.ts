@@ -7,7 +7,13 @@ describe('TflowOutcome values of skipped runs', () => {
     expect(skippedOutcome('misfire')).toBe('skipped:misfire');
     expect(skippedOutcome('max-instances')).toBe('skipped:max-instances');
     expect(skippedOutcome('dst')).toBe('skipped:dst');
-    expect(SKIPPED_OUTCOMES).toEqual(['skipped:misfire', 'skipped:max-instances', 'skipped:dst']);
+    expect(skippedOutcome('concurrency')).toBe('skipped:concurrency');
+    expect(SKIPPED_OUTCOMES).toEqual([
+      'skipped:misfire',
+      'skipped:max-instances',
+      'skipped:dst',
+      'skipped:concurrency',
+    ]);
   });
 
   it('reads back every reason it writes', () => {

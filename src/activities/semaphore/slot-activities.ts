@@ -7,6 +7,7 @@ import {
   semaphoreWorkflowId,
   type SemaphoreActivities,
   type SemaphoreState,
+  type SlotAnswer,
   type SlotHolder,
   type SlotRequest,
 } from '../../workflows/semaphore/semaphore-defs';
@@ -37,11 +38,11 @@ export async function tflowAcquireSlot(req: SlotRequest & { jobId: string }): Pr
 
 /**
  * Asks the semaphore of a concurrency key for a slot, or a place in its queue (update-with-start, like
- * {@link tflowAcquireSlot}): `queued` means the semaphore signals the run when its turn comes.
+ * {@link tflowAcquireSlot}): `queued` means the semaphore signals the run when its turn comes. `refused`
+ * (full, `whenFull: 'skip' | 'cancel-newest'`): for `cancel-newest` the run is asked to cancel before the
+ * answer returns, so that it ends cancelled, by the server's record, and the request is durable.
  */
-export async function tflowQueueForSlot(
-  req: SlotRequest & { semaphoreId: string },
-): Promise<'granted' | 'queued'> {
+export async function tflowQueueForSlot(req: SlotRequest & { semaphoreId: string }): Promise<SlotAnswer> {
   const ctx = Context.current();
   const { semaphoreId, ...request } = req;
   const startWorkflowOperation = new WithStartWorkflowOperation(SEMAPHORE_WORKFLOW_TYPE, {
@@ -50,10 +51,14 @@ export async function tflowQueueForSlot(
     workflowIdConflictPolicy: 'USE_EXISTING',
     args: [{ holders: [] } satisfies SemaphoreState],
   });
-  return ctx.client.workflow.executeUpdateWithStart(queueForSlotUpdate, {
+  const answer = await ctx.client.workflow.executeUpdateWithStart(queueForSlotUpdate, {
     args: [request],
     startWorkflowOperation,
   });
+  if (answer === 'refused' && req.whenFull === 'cancel-newest') {
+    await ctx.client.workflow.getHandle(req.workflowId, req.runId).cancel();
+  }
+  return answer;
 }
 
 /** Runs described at once by {@link tflowLiveHolders}: a long line is checked in seconds, not one by one. */

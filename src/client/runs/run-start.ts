@@ -40,7 +40,13 @@ export function concurrencyKeyOf(p: PipelineLike, args: unknown[]): RunConcurren
       `the concurrencyKey of pipeline "${p.name}" must return a non-empty string, got ${describeValue(key)} for args ${describeValue(args)}`,
     );
   }
-  return { key, max: concurrency.max };
+  const { max, total, whenFull } = concurrency;
+  return {
+    key,
+    max,
+    ...(total !== undefined ? { total } : {}),
+    ...(whenFull !== 'queue' ? { whenFull } : {}),
+  };
 }
 
 /**

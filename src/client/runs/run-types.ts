@@ -1,4 +1,4 @@
-import type { SkipReason } from '../../workflows/outcomes';
+import type { RunSkipReason } from '../../workflows/outcomes';
 
 /*
  * The runs read model: a pipeline run as Temporal visibility reports it, whoever started it (a job's
@@ -26,7 +26,7 @@ export interface JobRun {
   jobId?: string;
   status: JobRunStatus;
   /** Why the run skipped its steps (status `skipped`). */
-  skipReason?: SkipReason;
+  skipReason?: RunSkipReason;
   /** Nominal time (`TemporalScheduledStartTime`): when the run was due. */
   scheduledAt?: Date;
   /**

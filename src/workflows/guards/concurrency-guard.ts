@@ -1,7 +1,9 @@
 /*
- * A pipeline's concurrency key (`pipeline(name, { concurrencyKey, maxConcurrent })`): the run holds a slot
- * of its key's semaphore (semaphore-workflow.ts) for its whole body, waiting in line when the key is
- * full. Runs without a key (every run recorded before the option existed) issue no command here.
+ * A pipeline's concurrency key (`pipeline(name, { concurrencyKey, maxConcurrent, maxConcurrentTotal,
+ * whenFull })`): the run holds a slot of its key's semaphore (semaphore-workflow.ts; the pipeline's one
+ * semaphore with a total) for its whole body, waiting in line when full, or, as `whenFull` says, ending
+ * skipped or cancelled. Runs without a key (every run recorded before the option existed) issue no command
+ * here.
  */
 import {
   CancellationScope,
@@ -11,17 +13,25 @@ import {
   patched,
   proxyActivities,
   setHandler,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
   concurrencySemaphoreId,
+  concurrencyTotalSemaphoreId,
   releaseSlotSignal,
   SLOT_REASK_PATCH,
   slotGrantedSignal,
   type SemaphoreActivities,
   type SlotRequest,
 } from '../semaphore/semaphore-defs';
-import type { PipelineRunInput, PipelineRunResult } from '../run-types';
+import type { PipelineProgress, PipelineRunInput, PipelineRunResult } from '../run-types';
+import { skippedOutcome } from '../outcomes';
+import { OUTCOME_SEARCH_ATTRIBUTE } from '../search-attributes';
+import { showProgress } from '../run/current-details';
+import { reportRunFinished } from '../run/run-finished';
+import { progressQuery } from '../run/interpreter';
+import { waitForCancelledSteps } from '../run/step-options';
 
 const { tflowQueueForSlot } = proxyActivities<SemaphoreActivities>({
   startToCloseTimeout: '30s',
@@ -48,15 +58,35 @@ async function withSlot(
   concurrency: NonNullable<PipelineRunInput['concurrency']>,
   run: () => Promise<PipelineRunResult>,
 ): Promise<PipelineRunResult> {
-  const semaphoreId = concurrencySemaphoreId(input.spec.name, concurrency.key);
+  const { key, max, total, whenFull } = concurrency;
+  const semaphoreId =
+    total === undefined
+      ? concurrencySemaphoreId(input.spec.name, key)
+      : concurrencyTotalSemaphoreId(input.spec.name);
   const { workflowId, runId } = workflowInfo();
+  // Options newer than every recorded run: its slot is given back only once its steps have stopped.
+  if (total !== undefined || whenFull) waitForCancelledSteps();
   let granted = false;
   setHandler(slotGrantedSignal, () => {
     granted = true;
   });
   try {
-    const request = { semaphoreId, max: concurrency.max, workflowId, runId };
-    if ((await tflowQueueForSlot(request)) === 'queued') await waitForGrant(request, () => granted);
+    // Fields absent unless set, so a run of a plain key asks exactly as before they existed.
+    const request = {
+      semaphoreId,
+      max,
+      workflowId,
+      runId,
+      ...(total !== undefined ? { key, total } : {}),
+      ...(whenFull ? { whenFull } : {}),
+    };
+    const answer = await tflowQueueForSlot(request);
+    if (answer === 'refused') {
+      if (whenFull === 'skip') return skippedFull(input);
+      // cancel-newest: the activity asked the server to cancel this run before it answered.
+      await condition(() => false);
+    }
+    if (answer === 'queued') await waitForGrant(request, () => granted);
     return await run();
   } finally {
     // Also when cancelled while waiting: leaves the queue (or gives back the slot it was granted).
@@ -86,4 +116,25 @@ async function waitForGrant(
   while (!(await condition(granted, SLOT_REASK_MS))) {
     if ((await tflowQueueForSlot(request)) === 'granted') return;
   }
+}
+
+/** A run refused a slot under `whenFull: 'skip'`: it ends skipped (reason `concurrency`), running no step. */
+function skippedFull(input: PipelineRunInput): PipelineRunResult {
+  const progress: PipelineProgress = {
+    pipeline: input.spec.name,
+    status: 'skipped',
+    currentStep: null,
+    completed: [],
+  };
+  setHandler(progressQuery, () => progress);
+  showProgress(progress, 'concurrency');
+  upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: skippedOutcome('concurrency') }]);
+  log.info('run skipped: its concurrency key is full', { key: input.concurrency?.key });
+  reportRunFinished(input, {
+    status: 'skipped',
+    skipReason: 'concurrency',
+    durationMs: 0,
+    lagMs: undefined,
+  });
+  return { status: 'skipped', skipReason: 'concurrency', steps: [] };
 }

@@ -26,5 +26,6 @@ export {
   rootFailure,
   stepActivity,
   toRetryPolicy,
+  waitForCancelledSteps,
 } from './step-options';
 export { runSleep, runWaitFor } from './wait-nodes';

@@ -3,6 +3,7 @@
  * attempts made. Changing a default here changes how recorded runs replay: guard it with `patched()`.
  */
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   ChildWorkflowFailure,
@@ -17,6 +18,22 @@ import { ATTEMPT_MARKER_TYPE } from '../failure-types';
 
 /** Default attempt timeout of a step that sets none: long enough for real work, short enough to notice a hang. */
 export const DEFAULT_START_TO_CLOSE_MS = 10 * 60_000;
+
+/**
+ * Whether a cancelled run waits for its running steps to stop before it goes on (and so before it gives
+ * back its concurrency slot): set for the runs of a pipeline with `maxConcurrentTotal` or `whenFull` (see
+ * {@link waitForCancelledSteps}), so that a run cancelled to make room never overlaps the one that takes
+ * its slot. Module state is per workflow execution (the SDK gives each its own module cache); runs
+ * recorded before those options never set it, and replay as they ran.
+ */
+let cancelWaitsForSteps = false;
+
+/** From now on, this run's steps are cancelled with WAIT_CANCELLATION_COMPLETED (see above). */
+export function waitForCancelledSteps(): void {
+  cancelWaitsForSteps = true;
+}
+const cancellationType = () =>
+  cancelWaitsForSteps ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {};
 
 /** A step's {@link RetrySpec} as the SDK's `RetryPolicy`; undefined leaves Temporal's defaults. */
 export function toRetryPolicy(retry: RetrySpec | undefined): RetryPolicy | undefined {
@@ -58,6 +75,7 @@ export function activityOptions(
     ...(retry ? { retry } : {}),
     // Only a step's own: without it the activity inherits the run's (Temporal's rule).
     ...(step.priority ? { priority: step.priority } : {}),
+    ...cancellationType(),
     activityId,
     summary:
       step.activity === undefined || activityId === step.activity
@@ -81,6 +99,7 @@ export function localActivityOptions(
     startToCloseTimeout: step.startToCloseMs ?? DEFAULT_START_TO_CLOSE_MS,
     ...(step.scheduleToCloseMs !== undefined ? { scheduleToCloseTimeout: step.scheduleToCloseMs } : {}),
     ...(retry ? { retry } : {}),
+    ...cancellationType(),
     summary: stepPath,
   };
 }

@@ -5,6 +5,7 @@
 export {
   acquireSlotUpdate,
   concurrencySemaphoreId,
+  concurrencyTotalSemaphoreId,
   holdersQuery,
   queueForSlotUpdate,
   releaseSlotSignal,
@@ -13,6 +14,7 @@ export {
   SEMAPHORE_WORKFLOW_TYPE,
   type SemaphoreActivities,
   type SemaphoreState,
+  type SlotAnswer,
   semaphoreWorkflowId,
   SLOT_REASK_PATCH,
   slotGrantedSignal,
@@ -21,3 +23,4 @@ export {
   waitingQuery,
 } from './semaphore-defs';
 export { jobSemaphoreWorkflow } from './semaphore-workflow';
+export { SlotTable, slotIdOf } from './slot-table';

@@ -7,6 +7,7 @@
  * add optional fields only.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { WhenFull } from '../../pipeline/concurrency';
 
 /** Workflow type of both kinds of semaphore (a job's, a concurrency key's): persisted, see above. */
 export const SEMAPHORE_WORKFLOW_TYPE = 'jobSemaphoreWorkflow';
@@ -20,6 +21,11 @@ export function semaphoreWorkflowId(jobId: string): string {
 export interface SlotHolder {
   workflowId: string;
   runId: string;
+  /**
+   * The run's concurrency key, in the one semaphore of a pipeline with `maxConcurrentTotal` (all its keys);
+   * absent in a semaphore of one key or of a job. Persisted field name.
+   */
+  key?: string;
 }
 
 export interface SlotRequest extends SlotHolder {
@@ -29,6 +35,10 @@ export interface SlotRequest extends SlotHolder {
    * line). Persisted field name.
    */
   max: number;
+  /** The pipeline's `maxConcurrentTotal`: slots across all keys of the semaphore. Persisted field name. */
+  total?: number;
+  /** What the run does when it cannot have a slot now (absent: it queues). Persisted field name. */
+  whenFull?: Exclude<WhenFull, 'queue'>;
 }
 
 /**
@@ -37,6 +47,14 @@ export interface SlotRequest extends SlotHolder {
  */
 export function concurrencySemaphoreId(pipeline: string, key: string): string {
   return `tflow-concurrency:${pipeline}:${key}`;
+}
+
+/**
+ * Workflow id of the one semaphore of a pipeline with `maxConcurrentTotal`: every key of the pipeline asks
+ * it, so that it can bound the total and serve the keys' lines round-robin.
+ */
+export function concurrencyTotalSemaphoreId(pipeline: string): string {
+  return `tflow-concurrency-total:${pipeline}`;
 }
 
 /** State carried across continue-as-new. */
@@ -49,6 +67,10 @@ export interface SemaphoreState {
    * absent before {@link SEMAPHORE_LIVENESS_PATCH}.
    */
   livenessCheckDueAt?: number;
+  /** Keys with runs in line, the one served least recently first (round-robin); absent: one key. */
+  rotation?: string[];
+  /** Holders asked to cancel (`cancel-in-progress`) that have not given their slot back yet. */
+  cancelling?: SlotHolder[];
 }
 
 /**
@@ -84,9 +106,13 @@ export const releaseSlotSignal = defineSignal<[SlotHolder]>('releaseSlot');
 export const holdersQuery = defineQuery<SlotHolder[]>('holders');
 /**
  * Update: a slot now (`granted`), or a place in the queue (`queued`): the semaphore then signals
- * {@link slotGrantedSignal} to the run when a slot frees up, in the order the runs queued.
+ * {@link slotGrantedSignal} to the run when a slot frees up, in the order the runs of a key queued and
+ * round-robin across keys. `refused`: full, and the request says `whenFull: 'skip' | 'cancel-newest'`.
  */
-export const queueForSlotUpdate = defineUpdate<'granted' | 'queued', [SlotRequest]>('queueForSlot');
+export const queueForSlotUpdate = defineUpdate<SlotAnswer, [SlotRequest]>('queueForSlot');
+
+/** The answer of {@link queueForSlotUpdate}. */
+export type SlotAnswer = 'granted' | 'queued' | 'refused';
 /** Signal to a queued run: it holds a slot now. */
 export const slotGrantedSignal = defineSignal('slotGranted');
 /** Query: the runs waiting for a slot, first in line first. */
@@ -100,7 +126,7 @@ export interface SemaphoreActivities {
   /** A slot of a job's semaphore, starting the semaphore if it is not running. */
   tflowAcquireSlot: (req: SlotRequest & { jobId: string }) => Promise<boolean>;
   /** A slot of a concurrency key's semaphore, or a place in its queue. */
-  tflowQueueForSlot: (req: SlotRequest & { semaphoreId: string }) => Promise<'granted' | 'queued'>;
+  tflowQueueForSlot: (req: SlotRequest & { semaphoreId: string }) => Promise<SlotAnswer>;
   /** Which of these holders still run (`<workflowId>/<runId>`). */
   tflowLiveHolders: (holders: SlotHolder[]) => Promise<string[]>;
 }

@@ -19,11 +19,11 @@ import {
   SEMAPHORE_LOCAL_CHECK_PATCH,
   slotGrantedSignal,
   waitingQuery,
-  type SlotRequest,
   type SemaphoreState,
   type SlotHolder,
   type SemaphoreActivities,
 } from './semaphore-defs';
+import { slotIdOf as keyOf, SlotTable } from './slot-table';
 
 /** How long an empty semaphore waits for a new request before it completes. */
 const IDLE_MS = 5 * 60_000;
@@ -41,11 +41,12 @@ const local = proxyLocalActivities<SemaphoreActivities>(checkOptions);
 const liveHolders = (asked: SlotHolder[]): Promise<string[]> =>
   patched(SEMAPHORE_LOCAL_CHECK_PATCH) ? local.tflowLiveHolders(asked) : tflowLiveHolders(asked);
 
-const keyOf = (h: SlotHolder) => `${h.workflowId}/${h.runId}`;
-
 /**
  * The semaphore behind `maxInstances: N > 1` (one per job id) and behind a pipeline's `concurrencyKey`
- * (one per pipeline and key): a long-lived workflow that grants at most `max` slots. Runs ask through the
+ * (one per pipeline and key, or one per pipeline for all its keys with `maxConcurrentTotal`: at most `max`
+ * per key and `total` in all, the keys' lines served round-robin; see slot-table.ts). A request that
+ * cannot have a slot is refused when it says `whenFull: 'skip' | 'cancel-newest'`, and with
+ * `cancel-in-progress` queues after asking the oldest runs of its key to cancel. A long-lived workflow that grants at most `max` slots. Runs ask through the
  * `acquireSlot` update (refused when full: the job's run is skipped) or the `queueForSlot` update (queued
  * when full: the run waits for `slotGranted`, first come first served), with start, so the first run
  * creates it; they give their slot back with the `releaseSlot` signal, and holders or waiters that died
@@ -53,16 +54,12 @@ const keyOf = (h: SlotHolder) => `${h.workflowId}/${h.runId}`;
  * finds the semaphore full, and every {@link LIVENESS_CHECK_MS} while it has holders or waiters.
  */
 export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: [] }): Promise<void> {
-  const holders = new Map(state.holders.map((h) => [keyOf(h), h]));
-  // Only concurrency keys queue; in a job's semaphore this stays empty, so its commands are unchanged.
-  let waiting: SlotRequest[] = [...(state.waiting ?? [])];
+  // Only concurrency keys queue; in a job's semaphore the lines stay empty, so its commands are unchanged.
+  const table = new SlotTable(state);
   let changed = false;
 
   const grantWaiting = () => {
-    while (waiting.length > 0 && holders.size < waiting[0]!.max) {
-      const next = waiting.shift()!;
-      const holder = { workflowId: next.workflowId, runId: next.runId };
-      holders.set(keyOf(holder), holder);
+    for (const holder of table.grantWaiting()) {
       void getExternalWorkflowHandle(holder.workflowId, holder.runId)
         .signal(slotGrantedSignal)
         .catch((err: unknown) => {
@@ -71,13 +68,30 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
         });
     }
   };
+  /** `cancel-in-progress`: asks these runs to cancel; they give their slot back (or leave the line) when done. */
+  const cancelRuns = (runs: SlotHolder[]) => {
+    for (const run of runs) {
+      void getExternalWorkflowHandle(run.workflowId, run.runId)
+        .cancel()
+        .catch((err: unknown) => {
+          // Already closed: its release (or the liveness check) frees its slot.
+          log.warn('could not cancel a run for a newer one of its key', { ...run, error: String(err) });
+        });
+    }
+  };
 
   // Before SEMAPHORE_LIVENESS_PATCH: drops every holder and waiter missing from the answer, including the
   // runs that asked, or were granted a slot, while the activity ran (they were never asked about).
   const pruneDeadUnpatched = async () => {
-    const alive = new Set(await tflowLiveHolders([...holders.values(), ...waiting]));
-    for (const [key, h] of holders) if (!alive.has(keyOf(h))) holders.delete(key);
-    waiting = waiting.filter((w) => alive.has(keyOf(w)));
+    const alive = new Set(await tflowLiveHolders(table.known()));
+    table.remove(
+      new Set(
+        table
+          .known()
+          .map(keyOf)
+          .filter((k) => !alive.has(k)),
+      ),
+    );
     grantWaiting();
   };
 
@@ -89,7 +103,7 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
    * check are kept. Without an answer (the activity failed) it frees nothing until the next check.
    */
   const checkLiveness = async () => {
-    const asked = [...holders.values(), ...waiting];
+    const asked = table.known();
     checkDueAt = Date.now() + LIVENESS_CHECK_MS;
     let alive: Set<string>;
     try {
@@ -102,8 +116,7 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
     }
     const dead = new Set(asked.map(keyOf).filter((k) => !alive.has(k)));
     if (dead.size === 0) return;
-    for (const k of dead) holders.delete(k);
-    waiting = waiting.filter((w) => !dead.has(keyOf(w)));
+    table.remove(dead);
     grantWaiting();
   };
   // One check at a time: requests that find the semaphore full while one runs wait for its answer.
@@ -115,44 +128,53 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
     return checking;
   };
 
-  setHandler(holdersQuery, () => [...holders.values()]);
-  setHandler(waitingQuery, () => waiting.map((w) => ({ workflowId: w.workflowId, runId: w.runId })));
+  setHandler(holdersQuery, () => [...table.holders.values()]);
+  setHandler(waitingQuery, () =>
+    table.waiting.map((w) => ({
+      workflowId: w.workflowId,
+      runId: w.runId,
+      ...(w.key !== undefined ? { key: w.key } : {}),
+    })),
+  );
   setHandler(releaseSlotSignal, (h) => {
-    holders.delete(keyOf(h));
-    waiting = waiting.filter((w) => keyOf(w) !== keyOf(h));
+    table.remove(new Set([keyOf(h)]));
     grantWaiting();
     changed = true;
   });
   setHandler(queueForSlotUpdate, async (req) => {
     changed = true;
-    const holder = { workflowId: req.workflowId, runId: req.runId };
-    if (holders.has(keyOf(holder))) return 'granted';
-    if (waiting.some((w) => keyOf(w) === keyOf(holder))) return 'queued';
-    if (waiting.length === 0 && holders.size >= req.max) await pruneDead();
+    if (table.holds(req)) return 'granted';
+    if (table.waits(req)) return 'queued';
+    // Full with nobody of its key in line: a dead holder may be what fills it.
+    if (!table.hasLine(req) && !table.grantableNow(req)) await pruneDead();
     // Re-checked after the await: other requests may have taken slots or queued meanwhile.
-    if (holders.has(keyOf(holder))) return 'granted';
-    if (waiting.length === 0 && holders.size < req.max) {
-      holders.set(keyOf(holder), holder);
+    if (table.holds(req)) return 'granted';
+    if (table.grantableNow(req)) {
+      table.grant(req);
       return 'granted';
     }
-    if (!waiting.some((w) => keyOf(w) === keyOf(holder))) waiting.push(req);
+    if (req.whenFull === 'skip' || req.whenFull === 'cancel-newest') return 'refused';
+    table.enqueue(req);
+    if (req.whenFull === 'cancel-in-progress') {
+      const { cancelHolders, dropped } = table.trimToNewest(req);
+      cancelRuns([...cancelHolders, ...dropped]);
+    }
     return 'queued';
   });
   setHandler(acquireSlotUpdate, async (req) => {
     changed = true;
-    const holder = { workflowId: req.workflowId, runId: req.runId };
-    if (holders.has(keyOf(holder))) return true;
-    if (holders.size >= req.max) await pruneDead();
+    if (table.holds(req)) return true;
+    if (table.holders.size >= req.max) await pruneDead();
     // Re-checked after the await: other requests may have taken slots meanwhile.
-    if (holders.has(keyOf(holder))) return true;
-    if (holders.size >= req.max) return false;
-    holders.set(keyOf(holder), holder);
+    if (table.holds(req)) return true;
+    if (table.holders.size >= req.max) return false;
+    table.grant({ workflowId: req.workflowId, runId: req.runId, max: req.max });
     return true;
   });
 
   for (;;) {
     const checked = patched(SEMAPHORE_LIVENESS_PATCH);
-    const busy = holders.size > 0 || waiting.length > 0;
+    const busy = table.busy;
     if (checked) {
       // Nothing to check while empty: the first run to ask is checked at most a minute after it asked.
       if (!busy) checkDueAt = Date.now() + LIVENESS_CHECK_MS;
@@ -170,18 +192,17 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
     if (workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof jobSemaphoreWorkflow>({
-        holders: [...holders.values()],
-        ...(waiting.length > 0 ? { waiting } : {}),
+        ...table.state(),
         ...(checked ? { livenessCheckDueAt: checkDueAt } : {}),
       });
     }
     if (woke) continue;
-    if (holders.size > 0 || waiting.length > 0) {
+    if (table.busy) {
       // Patched: the loop's top checks when the deadline is due.
       if (!checked) await pruneDead();
       continue;
     }
     await condition(allHandlersFinished);
-    if (holders.size === 0 && waiting.length === 0 && !changed) return;
+    if (!table.busy && !changed) return;
   }
 }

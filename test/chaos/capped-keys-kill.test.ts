@@ -1,0 +1,129 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  concurrencyTotalSemaphoreId,
+  holdersQuery,
+  waitingQuery,
+} from '../../src/workflows/semaphore/semaphore-defs';
+import { ClientProcesses } from '../helpers/client-processes';
+import { WorkerProcesses } from '../helpers/worker-processes';
+import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
+import { capped, PER_KEY, TOTAL } from '../fixtures/capped-pipeline';
+import { mostAtOnce, mostOfAKey, readAttempts } from '../fixtures/capped-log';
+
+/*
+ * Capped keys under a global cap when the worker is SIGKILLed in the middle: the worker that runs the
+ * steps, the semaphore and the slot requests dies while 5 runs hold slots and dozens wait; another worker
+ * takes over. Nothing is lost (every run completes), nothing runs twice (each run's step returns once; only
+ * the attempts the kill cut short are tried again), and neither limit is passed, counting each cut-short
+ * attempt as holding its slot until its process died.
+ */
+
+const PROCESSES = 2;
+const PER_PROCESS = 40;
+const KEYS = 6;
+const STEP_MS = 400;
+
+let t: TestContext;
+let dir: string;
+const clients = new ClientProcesses('capped-client-process.ts');
+const workers = new WorkerProcesses('capped-worker-process.ts');
+
+beforeAll(async () => {
+  t = await connectTest('capped-kill');
+  dir = mkdtempSync(path.join(tmpdir(), 'tflow-capped-kill-'));
+});
+/** The worker processes still running (WorkerProcesses.stopAll waits for the exit of a killed one). */
+const alive: ChildProcess[] = [];
+afterAll(async () => {
+  await clients.killAll();
+  await Promise.all(
+    alive
+      .filter((c) => c.exitCode === null && c.signalCode === null)
+      .map((c) => new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGKILL')))),
+  );
+  await t?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function sigkill(child: ChildProcess): Promise<number> {
+  const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  child.kill('SIGKILL');
+  expect(await exited).toBe('SIGKILL');
+  return Date.now();
+}
+
+describe('capped keys when the worker is SIGKILLed', () => {
+  it(
+    'loses no run, runs none twice and passes neither limit when the worker dies with slots held and runs in line',
+    { timeout: 420_000 },
+    async () => {
+      const log = path.join(dir, 'kill.log');
+      const first = await workers.start(t, log);
+      alive.push(first);
+      const prefix = t.uid('kill');
+      const procs = await Promise.all(
+        Array.from({ length: PROCESSES }, (_, p) =>
+          clients.start([
+            inject('temporalAddress'),
+            t.namespace,
+            t.taskQueue,
+            prefix,
+            `p${p}`,
+            String(PER_PROCESS),
+            String(KEYS),
+            String(STEP_MS),
+          ]),
+        ),
+      );
+      for (const p of procs) p.go();
+      const total = PROCESSES * PER_PROCESS;
+
+      // In the middle: a quarter of the runs done, slots held, the rest in line.
+      await waitFor(
+        'a quarter of the runs to return',
+        async () => (readAttempts(log).filter((a) => a.returned).length >= total / 4 ? true : undefined),
+        240_000,
+      );
+      const running = readAttempts(log).filter((a) => !a.returned).length;
+      const killedAt = await sigkill(first);
+      alive.push(await workers.start(t, log));
+
+      const outcomes = () => procs.flatMap((p) => p.lines.filter((l) => /^(done|failed) /.test(l)));
+      const semaphore = t.client.workflow.getHandle(concurrencyTotalSemaphoreId(capped.name));
+      await waitFor(
+        'every run to end',
+        async () => (outcomes().length === total ? true : undefined),
+        360_000,
+      );
+      expect(outcomes().filter((l) => l.startsWith('failed'))).toEqual([]);
+
+      const attempts = readAttempts(log, new Map([[first.pid!, killedAt]]));
+      const returned = attempts.filter((a) => a.returned);
+      const cutShort = attempts.filter((a) => !a.returned);
+      console.log(
+        `worker killed with ${running} steps running: ${cutShort.length} attempts cut short and tried again, ` +
+          `at most ${mostAtOnce(attempts)} in all at once (limit ${TOTAL}), ${mostOfAKey(attempts).most} of a key (limit ${PER_KEY})`,
+      );
+      // Nothing lost, nothing twice: every run's step returned exactly once.
+      expect(returned.map((a) => a.label).sort()).toEqual(
+        procs.flatMap((_, p) => Array.from({ length: PER_PROCESS }, (_, i) => `p${p}-${i}`)).sort(),
+      );
+      // Only what the kill cut short was tried again: on the dead worker, each followed by a returned retry.
+      for (const a of cutShort) {
+        expect(a.pid).toBe(first.pid);
+        expect(returned.find((r) => r.label === a.label)!.attempt).toBeGreaterThan(a.attempt);
+      }
+      expect(cutShort.length).toBeGreaterThan(0);
+      // Never over either limit, a cut-short attempt holding its slot until its worker died.
+      expect(mostAtOnce(attempts)).toBeLessThanOrEqual(TOTAL);
+      expect(mostOfAKey(attempts).most).toBeLessThanOrEqual(PER_KEY);
+      // No waiter left behind, no slot kept.
+      expect(await semaphore.query(waitingQuery)).toEqual([]);
+      expect(await semaphore.query(holdersQuery)).toEqual([]);
+    },
+  );
+});
