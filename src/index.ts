@@ -185,6 +185,7 @@ export {
   JobConflictError,
   JobNotFoundError,
   JobAlertsUnreadableError,
+  AlertEvaluatorStartError,
   JobInputMissingError,
   ForeignScheduleError,
   SetupRequiredError,

@@ -99,7 +99,7 @@ export function registerPlanCommands(program: Command, env: TflowEnv): void {
         .option('-y, --yes', 'apply without asking (CI)')
         .option(
           '--watchdog-task-queue <name>',
-          "task queue of the watchdogs apply starts (the schedulers' watchdogTaskQueue; env TFLOW_WATCHDOG_TASK_QUEUE)",
+          "alert task queue of the jobs apply writes, whose evaluator it starts (the schedulers' watchdogTaskQueue; env TFLOW_WATCHDOG_TASK_QUEUE)",
           env.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE,
         ),
     ).action(async (file: string, _opts: unknown, cmd: Command) =>

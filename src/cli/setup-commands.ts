@@ -85,11 +85,11 @@ export function registerSetupCommands(program: Command, env: TflowEnv): void {
     .option('--task-queue <name>', 'task queue the workers should poll', env.taskQueue)
     .option(
       '--repair',
-      "repair the jobs whose schedule and watchdog disagree (start a missing watchdog, end an orphaned one, send a one-off's owed run)",
+      "repair what jobs are owed (start a missing alert evaluator, send a one-off's owed run)",
     )
     .option(
       '--watchdog-task-queue <name>',
-      "task queue of the watchdogs --repair starts (the schedulers' watchdogTaskQueue; env TFLOW_WATCHDOG_TASK_QUEUE)",
+      "the schedulers' alert task queue (watchdogTaskQueue; env TFLOW_WATCHDOG_TASK_QUEUE); doctor checks the evaluator of each queue the jobs name, so this only says which one a job written before it names",
       env.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE,
     )
     .option('--json', 'print JSON')

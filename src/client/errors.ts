@@ -134,6 +134,30 @@ export class JobAlertsUnreadableError extends TemporalFlowError {
 }
 
 /**
+ * The shared alert evaluator of a task queue could not be started (a job with expectSuccessWithin or
+ * onMissed needs one running on its scheduler's `watchdogTaskQueue`). Nothing was written: the job whose
+ * write needed it was not created or changed.
+ */
+export class AlertEvaluatorStartError extends TemporalFlowError {
+  constructor(
+    readonly taskQueue: string,
+    cause: unknown,
+  ) {
+    const why =
+      cause instanceof Error
+        ? cause.cause instanceof Error
+          ? `${cause.message}: ${cause.cause.message}`
+          : cause.message
+        : String(cause);
+    super(
+      'ALERT_EVALUATOR_START_FAILED',
+      `the alert evaluator of task queue "${taskQueue}" could not be started (${why}): nothing was written; check the scheduler's watchdogTaskQueue (or --watchdog-task-queue / TFLOW_WATCHDOG_TASK_QUEUE) and that the server answers, then write again`,
+      { cause },
+    );
+  }
+}
+
+/**
  * The job's schedule starts runs with no pipeline in their input: an edit made outside temporal-flow
  * (`temporal schedule update` without `--input`, the Temporal UI) replaced the action without it, so its
  * runs fail and temporal-flow cannot edit it in place (the pipeline spec travels in that input).

@@ -7,7 +7,6 @@ import type { JobRun } from '../client/runs/run-types';
 import type { JobSummary } from '../client/jobs/job-types';
 import { inLanes } from '../client/in-lanes';
 import { findJobDisagreements, repairJobDisagreement } from '../client/jobs/job-repair';
-import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
 import { findJobAlertProblems } from '../client/jobs/job-alert-health';
 import type { DoctorCheck } from './doctor-types';
 import { formatRetention, RECOMMENDED_RETENTION_MS } from './retention';
@@ -231,33 +230,37 @@ export async function checkJobs(ctx: DoctorContext): Promise<DoctorCheck> {
 }
 
 /**
- * Jobs whose two parts (schedule and watchdog) disagree, left so by a writer that died between its two
- * calls (see client/jobs/job-repair.ts); with `repair`, each is repaired with the writer's own idempotent call.
+ * What jobs are owed beyond their schedules (see client/jobs/job-repair.ts): a running alert evaluator for
+ * each alert queue their alerts use, a one-off's run at once; with `repair`, each is repaired with the
+ * writers' own idempotent call.
  */
 export async function checkJobParts(
   ctx: DoctorContext,
   opts: { repair: boolean; watchdogTaskQueue?: string },
 ): Promise<DoctorCheck> {
-  const watchdogTaskQueue = opts.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
   try {
     const client = ctx.client();
-    const found = await findJobDisagreements(client, { watchdogTaskQueue });
+    const found = await findJobDisagreements(client);
     if (found.length === 0) {
-      return { id: 'job-parts', status: 'ok', summary: "every job's schedule and watchdog agree" };
+      return {
+        id: 'job-parts',
+        status: 'ok',
+        summary: 'every job has what it needs: an alert evaluator for each alert queue in use, no run owed',
+      };
     }
     const listed = found.map((f) => `${f.kind} ${f.jobId}`).join('; ');
     if (!opts.repair) {
       return {
         id: 'job-parts',
         status: 'warn',
-        summary: `${found.length} job${found.length === 1 ? '' : 's'} whose parts disagree: ${found.map((f) => f.summary).join('; ')}`,
-        fix: `npx tflow doctor --repair (starts missing watchdogs on task queue "${watchdogTaskQueue}": pass --watchdog-task-queue or set TFLOW_WATCHDOG_TASK_QUEUE if your schedulers set another watchdogTaskQueue)`,
+        summary: `${found.length} thing${found.length === 1 ? '' : 's'} owed to jobs: ${found.map((f) => f.summary).join('; ')}`,
+        fix: 'start an alert worker (createWatchdogWorker) on each queue named, or `npx tflow doctor --repair` (starts the evaluators; an alert worker must still poll the queue)',
       };
     }
     const failed: string[] = [];
     for (const f of found) {
       try {
-        await repairJobDisagreement(client, f, { watchdogTaskQueue });
+        await repairJobDisagreement(client, f);
       } catch (err) {
         failed.push(`${f.kind} ${f.jobId}: ${message(err)}`);
       }

@@ -25,11 +25,14 @@ export interface DoctorOptions {
   /** Data converter of the jobs' payloads (e.g. `codecDataConverter(codec)` when they are encrypted). */
   dataConverter?: DataConverter;
   /**
-   * Repair the jobs whose parts disagree (`tflow doctor --repair`): start a missing watchdog, tell an
-   * orphaned one to end, send a one-off's owed run. @default false (report only)
+   * Repair what jobs are owed (`tflow doctor --repair`): start a missing alert evaluator of a queue the
+   * jobs name, send a one-off's owed run. @default false (report only)
    */
   repair?: boolean;
-  /** Task queue of the watchdogs a repair starts (the schedulers' `watchdogTaskQueue`). @default 'tflow-watchdog' */
+  /**
+   * The schedulers' `watchdogTaskQueue`. Jobs name their alert queue in their record, and doctor checks
+   * the evaluator of each queue named; accepted for the callers of earlier versions. @default 'tflow-watchdog'
+   */
   watchdogTaskQueue?: string;
 }
 
@@ -58,7 +61,7 @@ function skippedAfter(failed: CheckId, done: DoctorCheck[]): DoctorCheck[] {
 /**
  * Checks what temporal-flow needs of a server and namespace, and explains each finding with its fix:
  * server reachable and credentials accepted, namespace, search attributes, retention, workers polling the
- * task queue, a worker on each other queue the jobs' steps need (steps served elsewhere), jobs whose last run failed or was skipped, jobs whose schedule and watchdog disagree (with
+ * task queue, a worker on each other queue the jobs' steps need (steps served elsewhere), jobs whose last run failed or was skipped, an alert queue in use with no evaluator or a one-off's owed run (with
  * `repair`, repaired), jobs whose alerts are not evaluated, and the schedule start rate (not readable: said so). `ok` is false when something
  * blocks runs. What `tflow doctor` runs; never throws for a finding.
  */

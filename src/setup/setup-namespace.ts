@@ -52,7 +52,7 @@ async function readRetentionMs(connection: Connection, namespace: string): Promi
 
 /**
  * Prepares a namespace for temporal-flow, idempotently: registers the search attributes it lacks
- * (`TflowPipeline`, `TflowOutcome`, `TflowJob`, `TflowAlerts`, `TflowSet`) and sets the retention when asked. Everything is checked
+ * (`TflowPipeline`, `TflowOutcome`, `TflowJob`, `TflowAlerts`, `TflowSet`, `TflowAlertsAt`) and sets the retention when asked. Everything is checked
  * before anything changes. What `tflow setup` runs.
  *
  * ```ts

@@ -1,5 +1,7 @@
 import type { PayloadCodec } from '@temporalio/common';
+import { Client } from '@temporalio/client';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { ensureAlertEvaluator } from '../client/jobs/alert-evaluator';
 import {
   createAlertActivities,
   type AlertDelivery,
@@ -33,6 +35,11 @@ export interface CreateWatchdogWorkerOptions {
    * that succeeds again (e.g. {@link AlertMetrics.recordEvaluation}).
    */
   onAlertEvaluation?: (evaluation: AlertEvaluation) => void;
+  /**
+   * The shared evaluator's pace, for tests and benches: `waveMs` between two waves (default 5 s), the
+   * evaluation's `heartbeatTimeoutMs` (default 30 s) when this worker starts the evaluator.
+   */
+  evaluator?: { waveMs?: number; runForMs?: number; heartbeatTimeoutMs?: number };
   /** Any other Temporal worker option. */
   workerOptions?: Omit<
     WorkerOptions,
@@ -51,7 +58,9 @@ export const WATCHDOG_CACHED_WORKFLOWS = 100;
  */
 export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): Promise<Worker> {
   const wftSlots = opts.workerOptions?.maxConcurrentWorkflowTaskExecutions;
-  return Worker.create({
+  const namespace = opts.namespace ?? 'default';
+  const taskQueue = opts.taskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
+  const worker = await Worker.create({
     // A watchdog sleeps for hours between workflow tasks, so caching it only holds memory (the SDK's
     // default, sized by the machine's RAM, kept 10,000 idle watchdogs at 1.3 GB): a task replays its short
     // history instead. Never below the task slots, which the SDK requires.
@@ -61,16 +70,32 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
       ? { dataConverter: codecDataConverter(opts.codec, opts.workerOptions?.dataConverter) }
       : {}),
     connection: opts.connection,
-    namespace: opts.namespace ?? 'default',
-    taskQueue: opts.taskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE,
+    namespace,
+    taskQueue,
     activities: createAlertActivities({
       handlers: opts.alerts ?? {},
       ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
       ...(opts.onAlertEvaluation ? { onEvaluation: opts.onAlertEvaluation } : {}),
+      ...(opts.evaluator
+        ? { evaluator: { waveMs: opts.evaluator.waveMs, runForMs: opts.evaluator.runForMs } }
+        : {}),
       logAlertSent,
     }),
     ...workflowCode(opts.workflowBundle ?? prebuiltWorkflowBundle(), opts.workerOptions?.bundlerOptions),
   });
+  // The queue's shared evaluator runs wherever a worker of the queue does: started unless it runs.
+  const client = new Client({
+    connection: opts.connection,
+    namespace,
+    ...(opts.codec ? { dataConverter: codecDataConverter(opts.codec) } : {}),
+  });
+  const heartbeatTimeoutMs = opts.evaluator?.heartbeatTimeoutMs;
+  await ensureAlertEvaluator(
+    client,
+    taskQueue,
+    heartbeatTimeoutMs !== undefined ? { heartbeatTimeoutMs } : {},
+  );
+  return worker;
 }
 
 /**

@@ -4,6 +4,8 @@ export { pipelineWorkflow } from './pipeline-workflow';
 export { progressQuery } from './run/interpreter';
 export { jobSemaphoreWorkflow } from './semaphore/semaphore-workflow';
 export { jobWatchdogWorkflow } from './alerts/watchdog-workflow';
+export { tflowAlertEvaluatorWorkflow } from './alerts/evaluator-workflow';
+export { tflowAlertDeliveryWorkflow } from './alerts/delivery-workflow';
 export { deadLetterWorkflow } from './dead-letters/dead-letter-workflow';
 export type {
   JobErrorEvent,

@@ -35,6 +35,16 @@ export const JOB_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowJob', SearchA
 export const ALERTS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('TflowAlerts', SearchAttributeType.TEXT);
 
 /**
+ * On schedules: when the job's alerts were last written (by any write of ours that writes `TflowAlerts`).
+ * The alert evaluator lists the schedules whose alerts changed since its last look with one query on it,
+ * instead of listing every schedule. Outside edits keep it, as they keep `TflowAlerts`.
+ */
+export const ALERTS_AT_SEARCH_ATTRIBUTE = defineSearchAttributeKey(
+  'TflowAlertsAt',
+  SearchAttributeType.DATETIME,
+);
+
+/**
  * On schedules: the jobs file (set) that owns the job, written when apply() creates or adopts it. Kept
  * where the schedule's own memo (which records the creating set and cannot be updated) says nothing, so
  * that an adopted job stays its set's across any outside edit.
@@ -62,4 +72,5 @@ export const TFLOW_SEARCH_ATTRIBUTES: Readonly<
   [JOB_SEARCH_ATTRIBUTE.name]: 'Keyword',
   [ALERTS_SEARCH_ATTRIBUTE.name]: 'Text',
   [SET_SEARCH_ATTRIBUTE.name]: 'Keyword',
+  [ALERTS_AT_SEARCH_ATTRIBUTE.name]: 'Datetime',
 };

@@ -13,7 +13,9 @@ import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
 import type { JobAlertEvent } from '../../src/workflows/alert-types';
 import { PIPELINE_WORKFLOW_TYPE, type PipelineRunInput } from '../../src/workflows/run-types';
-import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
+import { alertEvaluatorWorkflowId } from '../../src/workflows/alerts/evaluator-defs';
+import { ensureAlertEvaluator } from '../../src/client/jobs/alert-evaluator';
+import { evaluatorHeartbeat } from '../helpers/alert-evaluator';
 import { ALERTS_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
 import { startAlertHook, type AlertHook } from '../helpers/alert-hook';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
@@ -73,6 +75,7 @@ async function startWatchdogWorker(
     },
     ...(opts.codec ? { codec: opts.codec } : {}),
     ...(opts.metrics ? { onAlertEvaluation: opts.metrics.recordEvaluation } : {}),
+    evaluator: { waveMs: 1_000, heartbeatTimeoutMs: 3_000 },
   });
   const running = { worker, done: worker.run() };
   workers.push(running);
@@ -307,8 +310,6 @@ describe('the dead-man clock starts when the switch is set', () => {
       for (const silent of postsOf(jobId, 'silent')) {
         expect(Date.parse(silent.lastSuccessAt!)).toBeGreaterThanOrEqual(switched);
       }
-      const state = await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).query(watchdogStateQuery);
-      expect(Date.parse(state.lastSuccessAt)).toBeGreaterThanOrEqual(switched);
     } finally {
       await live.removeJob(jobId);
     }
@@ -322,8 +323,8 @@ describe('the dead-man clock starts when the switch is set', () => {
     const created = Date.now();
     try {
       await waitFor('the first job 4 s old', async () => (Date.now() - created >= 4_000 ? true : undefined));
-      // Deleted through the other door: nothing tells the old watchdog, which sleeps on toward the old
-      // job's deadline; the id made again wakes it, and it must take the new job's clock.
+      // Deleted through the other door: nothing tells the evaluator, which holds the old job's clock; the
+      // id made again is read again (its alerts were written), and its clock must be the new job's.
       await temporal(['schedule', 'delete', '--schedule-id', jobId]);
       const recreated = Date.now();
       await live.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true, ...alerts });
@@ -340,11 +341,11 @@ describe('the dead-man clock starts when the switch is set', () => {
   });
 });
 
-describe('a watchdog whose reads fail', () => {
+describe('an evaluator whose reads of a job fail', () => {
   it('keeps reading (no attempt limit), says so, and alerts once a worker with the key reads the job', async () => {
-    const queue = `${t.taskQueue}-codec-watchdog`;
+    const queue = `${t.taskQueue}-codec-alerts`;
     const metrics = new AlertMetrics();
-    // The watchdog worker without the codec key: every read of the encrypted job fails.
+    // The alert worker without the codec key: every read of the encrypted job fails.
     const keyless = await startWatchdogWorker({ taskQueue: queue, metrics });
     const codecClient = new Client({
       connection: t.connection,
@@ -354,7 +355,7 @@ describe('a watchdog whose reads fail', () => {
     const plain = new PipelineScheduler(t.client, { taskQueue: idleQueue, watchdogTaskQueue: queue });
     const scheduler = new PipelineScheduler(codecClient, { taskQueue: idleQueue, watchdogTaskQueue: queue });
     const jobId = t.uid('keyless');
-    // Written before the codec was rolled out (its watchdog starts in clear), then once with it.
+    // Written before the codec was rolled out, then once with it.
     await plain.scheduleInterval(work, {
       jobId,
       every: '1h',
@@ -364,24 +365,18 @@ describe('a watchdog whose reads fail', () => {
     });
     await scheduler.modifyJob(jobId, { note: 'written with the codec' });
     try {
-      const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
-      const pending = await waitFor(
+      // Retried at every wave for as long as it fails (no maximum), each failure counted.
+      await waitFor(
         'the third failed read',
-        async () => {
-          const [read] = (await watchdog.describe()).raw.pendingActivities ?? [];
-          return read && (read.attempt ?? 0) >= 3 ? read : undefined;
-        },
+        async () => ((await evaluatorHeartbeat(t.client, queue))?.failing?.[jobId] ?? 0) >= 3 || undefined,
         30_000,
       );
-      // Retried for as long as it fails: no maximum (the old watchdog failed for good after 10).
-      expect(pending.maximumAttempts ?? 0).toBe(0);
-      expect(pending.lastFailure?.message).toContain('binary/encrypted');
-      expect(pending.lastFailure?.message).toContain('codecDataConverter');
       expect(await metrics.registry.getSingleMetricAsString('tflow_job_alerts_unevaluable')).toContain(
         `tflow_job_alerts_unevaluable{job="${jobId}"} 1`,
       );
       const problems = await findJobAlertProblems(codecClient);
       expect(problems.filter((p) => p.jobId === jobId).map((p) => p.kind)).toEqual(['alerts-unevaluable']);
+      expect(problems.find((p) => p.jobId === jobId)?.summary).toContain('codec key');
       expect(postsOf(jobId)).toEqual([]);
 
       // The key arrives: the next read succeeds, and the job (which never ran) is reported silent.
@@ -396,37 +391,30 @@ describe('a watchdog whose reads fail', () => {
       expect(await metrics.registry.getSingleMetricAsString('tflow_job_alerts_unevaluable')).toContain(
         `tflow_job_alerts_unevaluable{job="${jobId}"} 0`,
       );
-      expect((await watchdog.describe()).status.name).toBe('RUNNING');
+      expect(postsOf(jobId, 'silent')).toHaveLength(1);
     } finally {
       await scheduler.removeJob(jobId);
     }
-  });
+  }, 150_000);
 });
 
-describe('a watchdog its worker cannot run', () => {
+describe('an evaluator its worker cannot run', () => {
   it('is named by doctor: its workflow tasks fail (its input is encrypted under a key the worker lacks)', async () => {
     const queue = `${t.taskQueue}-keyless-tasks`;
-    await startWatchdogWorker({ taskQueue: queue });
     const codecClient = new Client({
       connection: t.connection,
       namespace: t.namespace,
       dataConverter: codecDataConverter(codec),
     });
-    const scheduler = new PipelineScheduler(codecClient, { taskQueue: idleQueue, watchdogTaskQueue: queue });
-    const jobId = t.uid('keyless-tasks');
-    await scheduler.scheduleInterval(work, {
-      jobId,
-      every: '1h',
-      args: [1],
-      paused: true,
-      expectSuccessWithin: '1h',
-      onSilent: { webhook: { url: hookUrl } },
-    });
+    // Started by a scheduler with the codec (its input encrypted) before any alert worker of the queue.
+    await ensureAlertEvaluator(codecClient, queue);
+    await startWatchdogWorker({ taskQueue: queue });
+    const evaluatorId = alertEvaluatorWorkflowId(queue);
     try {
       const found = await waitFor(
-        'doctor to name the watchdog',
+        'doctor to name the evaluator',
         async () => {
-          const problems = (await findJobAlertProblems(codecClient)).filter((p) => p.jobId === jobId);
+          const problems = (await findJobAlertProblems(codecClient)).filter((p) => p.jobId === evaluatorId);
           return problems.length > 0 ? problems : undefined;
         },
         120_000,
@@ -438,59 +426,44 @@ describe('a watchdog its worker cannot run', () => {
         }),
       ]);
     } finally {
-      await scheduler.removeJob(jobId);
       // Its worker cannot run it, so it cannot end itself: it would outlive the test.
-      await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).terminate('test over');
+      await t.client.workflow.getHandle(evaluatorId).terminate('test over');
     }
   }, 150_000);
 });
 
-describe('a new job whose watchdog cannot start', () => {
-  /** A scheduler whose client's watchdog start fails, after running `meanwhile`. */
-  function refusingScheduler(meanwhile: () => Promise<void>): PipelineScheduler {
+describe('a job is written by one call or not at all', () => {
+  it('is not created when its alert evaluator cannot be made sure of, and nothing is left to roll back', async () => {
     const refusing = new Client({
       connection: t.connection,
       namespace: t.namespace,
       interceptors: {
         workflow: [
           {
-            async signalWithStart() {
-              await meanwhile();
-              throw new Error('watchdog start refused');
+            async start() {
+              throw new Error('evaluator start refused');
             },
           },
         ],
       },
     });
-    return new PipelineScheduler(refusing, { taskQueue: idleQueue, watchdogTaskQueue: watchdogQueue });
-  }
-  const alerts = { expectSuccessWithin: '1h', onSilent: 'pageOnCall' };
-
-  it('is removed again', async () => {
-    const jobId = t.uid('rolled-back');
-    const scheduler = refusingScheduler(async () => undefined);
+    const scheduler = new PipelineScheduler(refusing, {
+      taskQueue: idleQueue,
+      watchdogTaskQueue: `${watchdogQueue}-refused`,
+    });
+    const jobId = t.uid('refused');
+    const alerts = { expectSuccessWithin: '1h', onSilent: 'pageOnCall' };
     await expect(
       scheduler.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true, ...alerts }),
-    ).rejects.toThrow('watchdog start refused');
+    ).rejects.toThrow('evaluator start refused');
     await expect(idle.getJob(jobId)).rejects.toBeInstanceOf(JobNotFoundError);
-  });
-
-  it('is left to a writer that changed it meanwhile, not deleted with their write', async () => {
-    const jobId = t.uid('rollback-raced');
-    const scheduler = refusingScheduler(() => idle.modifyJob(jobId, { note: 'written meanwhile' }));
-    try {
-      await expect(
-        scheduler.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true, ...alerts }),
-      ).rejects.toThrow('watchdog start refused');
-      const job = await idle.getJob(jobId);
-      expect(!job.foreign && job.note).toBe('written meanwhile');
-    } finally {
-      await idle.removeJob(jobId);
-    }
+    // A job with no alert to evaluate needs no evaluator: written in its one call.
+    await scheduler.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true });
+    await idle.removeJob(jobId);
   });
 });
 
-describe("the watchdog's deliveries", () => {
+describe("the evaluator's deliveries", () => {
   it('outlast a webhook down for longer than a run would wait (5 refusals): the page still comes, once', async () => {
     const jobId = t.uid('hook-down');
     await idle.scheduleInterval(work, {
@@ -519,8 +492,8 @@ describe("the watchdog's deliveries", () => {
   }, 120_000);
 });
 
-describe('runs that complete without telling the watchdog', () => {
-  it('still count: a run the server saw close keeps the switch quiet', async () => {
+describe('runs edited outside temporal-flow', () => {
+  it('still count: a run the server saw close keeps the switch quiet, whatever its input says', async () => {
     const jobId = t.uid('untold');
     await live.scheduleInterval(work, {
       jobId,
@@ -530,9 +503,9 @@ describe('runs that complete without telling the watchdog', () => {
       onSilent: { webhook: { url: hookUrl } },
     });
     try {
-      // An edit made outside temporal-flow that drops the runs' report to the watchdog (their input
-      // without the watchdog flag): as a run's signal lost or held back by a server outage is, from
-      // the watchdog's side.
+      // An edit made outside temporal-flow that drops the runs' alert flag from their input (what made
+      // them report to the per-job watchdog of the release before): the evaluator reads completed runs
+      // from visibility, so nothing the run does or says is needed.
       await t.client.schedule.getHandle(jobId).update((d) => {
         const input = d.action.args![0] as PipelineRunInput;
         const { watchdog: _w, ...alerts } = input.job!.alerts!;
@@ -596,7 +569,7 @@ describe('a job encrypted under another key of the same id', () => {
 describe('missed for an overlap skip of a trigger', () => {
   it('is raised within a minute, not after the next nominal time', async () => {
     const jobId = t.uid('trigger-skip');
-    // Paused and hourly: no nominal time comes during the test, and the watchdog's next read of the
+    // Paused and hourly: no nominal time comes during the test, and the evaluator's next read of the
     // counts would be a day away.
     await live.scheduleInterval(pipeline('outside-edits-hold', { steps }).step('hold'), {
       jobId,
@@ -606,10 +579,8 @@ describe('missed for an overlap skip of a trigger', () => {
       onMissed: { webhook: { url: `${hookUrl}/missed` } },
     });
     try {
-      await waitFor('the watchdog to read the job', async () =>
-        (await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).query(watchdogStateQuery)).counts
-          ? true
-          : undefined,
+      await waitFor('the evaluator to read the job', async () =>
+        ((await evaluatorHeartbeat(t.client, watchdogQueue))?.jobs ?? 0) > 0 ? true : undefined,
       );
       await live.triggerJob(jobId);
       await waitFor('the first run holding', async () => {

@@ -7,14 +7,22 @@ import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { createWorker } from '../../src/worker/create-worker';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
-import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
+import {
+  ALERT_DELIVERY_WORKFLOW_TYPE,
+  ALERT_EVALUATOR_WORKFLOW_TYPE,
+  evaluatorHeartbeat,
+  waitForWaves,
+  workflowTypesOn,
+} from '../helpers/alert-evaluator';
+import { alertEvaluatorWorkflowId } from '../../src/workflows/alerts/evaluator-defs';
 import { startAlertHook, type AlertHook } from '../helpers/alert-hook';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*
  * Each alert driven on a real server, received by a local webhook: a misfired run (onMissed), a late run
  * (onLate), and a job whose worker is stopped past expectSuccessWithin, then started again (silent, then
- * recovered). The watchdogs run on a watchdog worker of their own queue, apart from the jobs' workers.
+ * recovered). The alerts are evaluated by the shared evaluator of an alert worker on a queue of its own,
+ * apart from the jobs' workers: no workflow per job.
  */
 
 /** Posts the webhook accepted, in arrival order; `/flaky` answers 503 to the first post of each job. */
@@ -70,6 +78,7 @@ beforeAll(async () => {
       taskQueue: watchdogQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },
       onAlertDelivery: metrics.recordDelivery,
+      evaluator: { waveMs: 1_000, heartbeatTimeoutMs: 3_000 },
     }),
   );
   scheduler = new PipelineScheduler(t.client, {
@@ -183,7 +192,7 @@ describe('onMissed and onLate: raised by the run itself', () => {
 });
 
 describe('expectSuccessWithin: the dead-man switch', () => {
-  it('posts silent once when the job worker is stopped past expectSuccessWithin, then recovered when it returns; removeJob ends the watchdog', async () => {
+  it('posts silent once when the job worker is stopped past expectSuccessWithin, then recovered when it returns, with no workflow of its own', async () => {
     const jobId = t.uid('deadman');
     const jobQueue = `${t.taskQueue}-deadman`;
     const own = new PipelineScheduler(t.client, {
@@ -228,8 +237,10 @@ describe('expectSuccessWithin: the dead-man switch', () => {
     expect(Date.parse(silent!.at) - Date.parse(silent!.lastSuccessAt!)).toBeGreaterThanOrEqual(4_000);
     expect(Date.parse(silent!.lastSuccessAt!)).toBeLessThanOrEqual(stoppedAt);
     expect(silent).toMatchObject({ kind: 'silent', jobId, schedule: 'active', expectSuccessWithinMs: 4_000 });
-    // Once per silent period: a further 5 s (more than expectSuccessWithin) raise nothing more.
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // Once per silent period: waves evaluated over more than expectSuccessWithin raise nothing more.
+    const waveAt = Date.now();
+    await waitForWaves(t.client, watchdogQueue, 3);
+    expect(Date.now() - waveAt).toBeGreaterThanOrEqual(2_000);
     expect(postsOf(jobId)).toHaveLength(1);
 
     await runWorker(await jobWorker());
@@ -244,11 +255,20 @@ describe('expectSuccessWithin: the dead-man switch', () => {
     expect(metricsText).toContain(`tflow_job_silent{job="${jobId}"} 0`);
     expect(metricsText).toMatch(/tflow_alert_deliveries_total\{kind="silent",outcome="delivered"\} [1-9]/);
 
-    await own.removeJob(jobId);
-    const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
-    await waitFor('the watchdog to end with its job', async () =>
-      (await watchdog.describe()).status.name === 'COMPLETED' ? true : undefined,
+    // The job is one Temporal entity: on the alert queue, only the shared evaluator and one delivery
+    // workflow per alert raised ran.
+    await waitFor('the deliveries to be listed', async () => {
+      const types = await workflowTypesOn(t.client, watchdogQueue);
+      return (types[ALERT_DELIVERY_WORKFLOW_TYPE] ?? 0) >= 2 ? types : undefined;
+    });
+    const types = await workflowTypesOn(t.client, watchdogQueue);
+    expect(Object.keys(types).sort()).toEqual(
+      [ALERT_DELIVERY_WORKFLOW_TYPE, ALERT_EVALUATOR_WORKFLOW_TYPE].sort(),
     );
+    expect(types[ALERT_EVALUATOR_WORKFLOW_TYPE]).toBe(1);
+
+    await own.removeJob(jobId);
+    await waitForWaves(t.client, watchdogQueue, 2);
     expect(postsOf(jobId)).toHaveLength(2);
   });
 });
@@ -294,7 +314,7 @@ describe('expectSuccessWithin: whatever keeps the job from succeeding', () => {
     expect(postsOf(failing)).toHaveLength(1);
   });
 
-  it('reports the occurrences the server skipped for overlap, read by the watchdog, with their count', async () => {
+  it('reports the occurrences the server skipped for overlap, read by the evaluator, with their count', async () => {
     const jobId = t.uid('overlap');
     await scheduler.scheduleInterval(pipeline('alerts-hold', { steps }).step('hold'), {
       jobId,
@@ -304,11 +324,12 @@ describe('expectSuccessWithin: whatever keeps the job from succeeding', () => {
       ...deadman(),
     });
     // The first run holds (overlap SKIP): the server skips the next occurrences; at the dead-man deadline
-    // the watchdog reads the counters, raises silent, then one missed alert with what they gained.
+    // the evaluator raises silent, and when it reads the counters (a grace after it first saw the job) one
+    // missed alert with what they gained.
     const posts = await waitFor(
       'the silent and overlap alerts',
       async () => (postsOf(jobId).length >= 2 ? postsOf(jobId) : undefined),
-      30_000,
+      60_000,
     );
     expect(posts.map((e) => e.kind)).toEqual(['silent', 'missed']);
     expect(posts[1]).toMatchObject({ reason: 'overlap' });
@@ -335,51 +356,59 @@ describe('bad alert options', () => {
   });
 });
 
-describe('the watchdog follows the job', () => {
-  it('starts when modifyJob adds a dead-man switch, and matches the last of concurrent alert edits', async () => {
+describe('the evaluator follows the job', () => {
+  it('starts evaluating when modifyJob adds a dead-man switch, and obeys the last of concurrent alert edits', async () => {
     const jobId = t.uid('follows');
     const onSilent = { webhook: { url: `${hookUrl}/follows` } };
     await scheduler.scheduleInterval(work, { jobId, every: '1h', args: [1], paused: true });
-    const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
-    await expect(watchdog.describe()).rejects.toMatchObject({ name: 'WorkflowNotFoundError' });
-    await scheduler.modifyJob(jobId, { expectSuccessWithin: '1h', onSilent });
-    await waitFor('the watchdog to read the job', async () => {
-      const state = await watchdog.query(watchdogStateQuery);
-      return state.config?.expectSuccessWithinMs === 3_600_000 ? true : undefined;
-    });
+    // A paused job never succeeds: with a switch of 2 s, it goes silent (schedule: paused).
+    const setAt = Date.now();
+    await scheduler.modifyJob(jobId, { expectSuccessWithin: '2s', onSilent });
+    const [first] = await waitFor('the silent alert of the switch just set', async () =>
+      postsOf(jobId).length > 0 ? postsOf(jobId) : undefined,
+    );
+    expect(first).toMatchObject({ kind: 'silent', schedule: 'paused', expectSuccessWithinMs: 2_000 });
+    // Its clock started at the switch (deadManSince), not at the job's create.
+    expect(Date.parse(first!.lastSuccessAt!)).toBeGreaterThanOrEqual(setAt);
 
     const edits = [
-      { expectSuccessWithin: '2h', onSilent },
+      { expectSuccessWithin: '2s', onSilent },
       { expectSuccessWithin: null, onSilent: null },
-      { expectSuccessWithin: '3h', onSilent },
+      { expectSuccessWithin: '3s', onSilent },
       { expectSuccessWithin: null, onSilent: null },
     ] as const;
     for (let round = 0; round < 2; round++) {
       const order = round % 2 === 0 ? edits : [...edits].reverse();
       const results = await Promise.allSettled(order.map((e) => scheduler.modifyJob(jobId, e)));
       expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-      const job = await scheduler.getJob(jobId);
-      const expectMs = !job.foreign && job.alerts?.expectSuccessWithin;
-      await waitFor(`round ${round}: the watchdog to match the job (${String(expectMs)})`, async () => {
-        const d = await watchdog.describe();
-        if (!expectMs) return d.status.name === 'COMPLETED' ? true : undefined;
-        if (d.status.name !== 'RUNNING') return undefined;
-        const state = await watchdog.query(watchdogStateQuery);
-        return state.config?.expectSuccessWithinMs === (expectMs === '2h' ? 7_200_000 : 10_800_000)
-          ? true
-          : undefined;
-      });
+      const after = await scheduler.getJob(jobId);
+      const expectMs = !after.foreign && after.alerts?.expectSuccessWithin;
+      const before = postsOf(jobId).length;
+      if (expectMs) {
+        // Set again: a fresh clock (deadManSince moved or kept), and a page only once it runs out.
+        const posts = await waitFor(`round ${round}: a silent alert of ${String(expectMs)}`, async () =>
+          postsOf(jobId).length > before ? postsOf(jobId) : undefined,
+        );
+        expect(posts.at(-1)).toMatchObject({
+          kind: 'silent',
+          expectSuccessWithinMs: expectMs === '2s' ? 2_000 : 3_000,
+        });
+      } else {
+        await waitForWaves(t.client, watchdogQueue, 4);
+        expect(postsOf(jobId)).toHaveLength(before);
+      }
     }
     await scheduler.removeJob(jobId);
-    expect(postsOf(jobId)).toEqual([]);
   });
 });
 
-describe('a watchdog at rest', () => {
-  it('sleeps one timer until the next nominal time (its counters) or its deadline, and a completed run adds no timer command', async () => {
+describe('the evaluator at rest', () => {
+  it('costs its jobs nothing between waves: no per-job workflow, timer or signal, one activity, one hint per trigger', async () => {
     const jobId = t.uid('at-rest');
     // A daily time 12 hours away: nothing is due while the test runs.
     const hour = (new Date().getUTCHours() + 12) % 24;
+    const evaluator = t.client.workflow.getHandle(alertEvaluatorWorkflowId(watchdogQueue));
+    const eventsBefore = (await evaluator.fetchHistory()).events ?? [];
     await scheduler.schedule(work, {
       jobId,
       cron: `0 ${hour} * * *`,
@@ -389,41 +418,28 @@ describe('a watchdog at rest', () => {
       expectSuccessWithin: '25h',
       onSilent: { webhook: { url: `${hookUrl}/at-rest` } },
     });
-    const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
-    const read = await waitFor('the watchdog to read the job', async () => {
-      const s = await watchdog.query(watchdogStateQuery);
-      return s.config && s.countsDueAt ? s : undefined;
+    await waitFor('the evaluator to watch the job', async () => {
+      const hb = await evaluatorHeartbeat(t.client, watchdogQueue);
+      return hb?.jobs !== undefined && hb.jobs > 0 ? true : undefined;
     });
-    const d = await t.client.schedule.getHandle(jobId).describe();
-    // The counters are read next after the next nominal time (plus its 30 s grace), not in 5 minutes.
-    expect(read.countsDueAt).toBe(new Date(d.info.nextActionTimes[0]!.getTime() + 30_000).toISOString());
     for (let i = 0; i < 2; i++) {
-      const before = (await watchdog.query(watchdogStateQuery)).lastSuccessAt;
+      const before = (await scheduler.getHistory(jobId)).length;
       await scheduler.triggerJob(jobId);
-      await waitFor(`triggered run ${i + 1} to move the last success`, async () =>
-        (await watchdog.query(watchdogStateQuery)).lastSuccessAt > before ? true : undefined,
-      );
+      await waitFor(`triggered run ${i + 1} to complete`, async () => {
+        const runs = await scheduler.getHistory(jobId);
+        return runs.length > before && runs.every((r) => r.status === 'completed') ? true : undefined;
+      });
     }
-    const events = (await watchdog.fetchHistory()).events ?? [];
-    const count = (has: (e: (typeof events)[number]) => unknown) => events.filter((e) => has(e)).length;
-    // One read at start, one timer (the earlier of the nominal time and the deadline), two signals that
-    // moved the last success without a timer cancelled or started. Each trigger also tells the watchdog
-    // to read the counts within 30 s (an overlap skip of a trigger is counted at once, not at a nominal
-    // time): the first moves its one timer to that read (one timer cancelled, one started), the second,
-    // whose read would not be earlier, costs nothing. The read itself is 30 s away.
-    expect(count((e) => e.activityTaskScheduledEventAttributes)).toBe(1);
-    expect(count((e) => e.timerStartedEventAttributes)).toBe(2);
-    expect(count((e) => e.timerCanceledEventAttributes)).toBe(1);
-    expect(
-      events
-        .map((e) => e.workflowExecutionSignaledEventAttributes?.signalName)
-        .filter(Boolean)
-        .sort(),
-    ).toEqual(['countsChanged', 'countsChanged', 'reconfigure', 'runSucceeded', 'runSucceeded']);
-    await scheduler.removeJob(jobId);
-    await waitFor('the watchdog to end with its job', async () =>
-      (await watchdog.describe()).status.name === 'COMPLETED' ? true : undefined,
+    await waitForWaves(t.client, watchdogQueue, 3);
+    const events = ((await evaluator.fetchHistory()).events ?? []).slice(eventsBefore.length);
+    // Two triggers sent two hints (the counts of a trigger's overlap skip are read within a minute); the
+    // job's create, its completed runs and the waves added nothing to the evaluator's history.
+    expect(events.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean)).toEqual(
+      ['countsChanged', 'countsChanged'],
     );
+    expect(events.filter((e) => e.timerStartedEventAttributes)).toEqual([]);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
     expect(postsOf(jobId)).toEqual([]);
+    await scheduler.removeJob(jobId);
   });
 });

@@ -15,7 +15,10 @@ import { MAX_RECORD_BYTES } from '../../src/client/jobs/store/job-record';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { JOB_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
 import { deadLetterWorkflowId } from '../../src/workflows/dead-letters/dead-letter-defs';
-import { watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
+import {
+  ALERT_DELIVERY_WORKFLOW_TYPE,
+  alertEvaluatorWorkflowId,
+} from '../../src/workflows/alerts/evaluator-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 /*
@@ -74,6 +77,7 @@ beforeAll(async () => {
     taskQueue: watchdogQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
     codec,
+    evaluator: { waveMs: 1_000, heartbeatTimeoutMs: 3_000 },
   });
   watchdog = { worker, done: worker.run() };
   codecClient = new Client({
@@ -211,7 +215,7 @@ describe('webhook secrets of alerts', () => {
     }
   });
 
-  it('are in clear in no byte of the watchdog that delivered the dead-man alert with them', async () => {
+  it('are in clear in no byte of the evaluator, nor of the delivery that sent the dead-man alert with them', async () => {
     const jobId = t.uid('deadman');
     await scheduler.scheduleInterval(work, {
       jobId,
@@ -230,7 +234,17 @@ describe('webhook secrets of alerts', () => {
       // The secrets did their job: the webhook got both.
       expect(post.url).toBe(`/deadman/${SLACK_SECRET}`);
       expect(post.headers.authorization).toBe(`Bearer ${BEARER_SECRET}`);
-      expect(leaked(await rawWorkflow(watchdogWorkflowId(jobId))), 'the watchdog').toEqual([]);
+      expect(leaked(await rawWorkflow(alertEvaluatorWorkflowId(watchdogQueue))), 'the evaluator').toEqual([]);
+      const deliveries: string[] = [];
+      const query = `WorkflowType = '${ALERT_DELIVERY_WORKFLOW_TYPE}' AND TaskQueue = '${watchdogQueue}'`;
+      await waitFor('the delivery listed', async () => {
+        deliveries.length = 0;
+        for await (const wf of t.client.workflow.list({ query })) {
+          if (wf.workflowId.endsWith(`:${jobId}`)) deliveries.push(wf.workflowId);
+        }
+        return deliveries.length > 0 ? true : undefined;
+      });
+      for (const id of deliveries) expect(leaked(await rawWorkflow(id)), id).toEqual([]);
     } finally {
       await scheduler.removeJob(jobId);
     }
@@ -315,7 +329,7 @@ describe('webhook secrets of alerts', () => {
     // An encrypted job beside a plain one: a client without the key read "Unknown encoding: binary/encrypted"
     // for the whole listing, so listJobs, plan's prune and doctor's repair failed for every job.
     const secret = t.uid('enc');
-    // With a watchdog (encrypted too): doctor met it as an orphan whose job it could not describe.
+    // With alerts to evaluate (encrypted too).
     await scheduler.scheduleInterval(work, {
       jobId: secret,
       every: '1h',

@@ -1,3 +1,4 @@
+import { AlertEvaluatorStartError } from '../../src/client/errors';
 import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -7,12 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { defineJobs } from '../../src/client/jobs/job-set';
-import {
-  ApplyFailedError,
-  JobSetError,
-  PlanBlockedError,
-  PlanStaleError,
-} from '../../src/client/jobs/job-plan-errors';
+import { JobSetError, PlanBlockedError, PlanStaleError } from '../../src/client/jobs/job-plan-errors';
 import type { JobDefinition, JobPlan } from '../../src/client/jobs/job-plan-types';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { describeScheduleIfAny } from '../../src/client/describe-schedule';
@@ -429,11 +425,11 @@ describe('a job adopted by an earlier version (its set only in the mark of its a
   });
 });
 
-describe('a written job whose watchdog call fails', () => {
-  it('stops apply with ApplyFailedError saying the job is written and its watchdog is not: the rest not applied', async () => {
-    const set = t.uid('wd-fails');
-    const [first, second] = [t.uid('wd-fails-a'), t.uid('wd-fails-b')].sort();
-    // A task queue name the server refuses: the signal-with-start of the watchdog fails, the schedule does not.
+describe('an apply whose alert evaluator cannot be started', () => {
+  it('writes nothing: the evaluator is made sure of before the first write', async () => {
+    const set = t.uid('ev-fails');
+    const [first, second] = [t.uid('ev-fails-a'), t.uid('ev-fails-b')].sort();
+    // A task queue name the server refuses: the evaluator's start fails before any schedule is written.
     const refusing = new PipelineScheduler(t.client, {
       taskQueue: t.taskQueue,
       watchdogTaskQueue: '/_sys/refused',
@@ -448,21 +444,13 @@ describe('a written job whose watchdog call fails', () => {
     });
     const jobs = file(set, [def(first!), def(second!)]);
     const err = await refusing.apply(await refusing.plan(jobs)).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApplyFailedError);
-    expect(err).toMatchObject({
-      failedJob: first,
-      watchdogFailed: true,
-      applied: [{ jobId: first, action: 'create' }],
-      notApplied: [second],
-    });
+    expect(err).toBeInstanceOf(AlertEvaluatorStartError);
+    expect(err).toMatchObject({ taskQueue: '/_sys/refused' });
     expect((err as Error).message).toMatch(
-      new RegExp(
-        `^apply stopped after job "${first}", written as planned: the call to its watchdog failed \\(Failed to signalWithStart Workflow: .*reserved prefix.*\\): run \`npx tflow doctor --repair\` \\(with the same --watchdog-task-queue\\) to start it; applied: ${first} \\(create\\); not applied, as before: ${second}\\. Plan again to see where things stand$`,
-      ),
+      /^the alert evaluator of task queue "\/_sys\/refused" could not be started \(.*reserved prefix.*\): nothing was written; check the scheduler's watchdogTaskQueue/,
     );
-    expect(await describeScheduleIfAny(t.client, first!)).toBeDefined();
+    expect(await describeScheduleIfAny(t.client, first!)).toBeUndefined();
     expect(await describeScheduleIfAny(t.client, second!)).toBeUndefined();
-    await scheduler.removeJob(first!);
   });
 });
 

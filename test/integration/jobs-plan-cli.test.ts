@@ -11,7 +11,7 @@ import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { describeScheduleIfAny } from '../../src/client/describe-schedule';
 import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { pipeline } from '../../src/pipeline';
-import { watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
+import { alertEvaluatorWorkflowId } from '../../src/workflows/alerts/evaluator-defs';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 
 let t: TestContext;
@@ -168,7 +168,7 @@ describe('tflow plan / tflow apply', () => {
   it('prints no secret of an alert target (kind and hash only), in the text and --json of create, update and delete plans', async () => {
     const set = t.uid('cli-secret');
     const jobId = t.uid('cli-secret');
-    // No watchdog worker polls this queue: the job's watchdog waits there, and never calls the webhook.
+    // No alert worker polls this queue: its evaluator waits there, and never calls the webhook.
     const watchdogQueue = t.uid('cli-secret-watchdog');
     const job = (token: string) => ({
       jobId,
@@ -266,10 +266,10 @@ describe('tflow plan / tflow apply', () => {
       taskQueue: t.taskQueue,
       watchdogTaskQueue: watchdogQueue,
     }).removeJob(jobId);
-    await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).terminate('test over');
+    await t.client.workflow.getHandle(alertEvaluatorWorkflowId(watchdogQueue)).terminate('test over');
   });
 
-  it("starts a job's watchdog on apply's --watchdog-task-queue, else on TFLOW_WATCHDOG_TASK_QUEUE", async () => {
+  it("starts the alert evaluator of apply's --watchdog-task-queue, else of TFLOW_WATCHDOG_TASK_QUEUE, and the job names it", async () => {
     const set = t.uid('cli-wd');
     const [byFlag, byEnv] = [t.uid('cli-wd-flag'), t.uid('cli-wd-env')];
     const [flagQueue, envQueue] = [t.uid('wd-flag'), t.uid('wd-env')];
@@ -281,8 +281,14 @@ describe('tflow plan / tflow apply', () => {
       expectSuccessWithin: '2h',
       onSilent: 'page',
     });
-    const queueOf = async (jobId: string) =>
-      (await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).describe()).taskQueue;
+    const queueOf = async (jobId: string) => {
+      const d = await t.client.schedule.getHandle(jobId).describe();
+      const queue = (d.action.memo?.tflowJob as { alertQueue?: string } | undefined)?.alertQueue;
+      // The evaluator of the job's queue runs (no worker polls it here: it only waits).
+      const evaluator = await t.client.workflow.getHandle(alertEvaluatorWorkflowId(queue!)).describe();
+      expect(evaluator).toMatchObject({ status: { name: 'RUNNING' }, taskQueue: queue });
+      return queue;
+    };
 
     // The flag wins over the variable.
     const first = await jobsFile('wd-1.yaml', set, [job(byFlag)]);
@@ -317,9 +323,9 @@ describe('tflow plan / tflow apply', () => {
     ).toBe('tflow-watchdog');
 
     const scheduler = new PipelineScheduler(t.client, { taskQueue: t.taskQueue });
-    for (const jobId of [byFlag, byEnv]) {
-      await scheduler.removeJob(jobId);
-      await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).terminate('test over');
+    for (const jobId of [byFlag, byEnv]) await scheduler.removeJob(jobId);
+    for (const queue of [flagQueue, envQueue]) {
+      await t.client.workflow.getHandle(alertEvaluatorWorkflowId(queue)).terminate('test over');
     }
   });
 

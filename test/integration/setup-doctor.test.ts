@@ -74,7 +74,7 @@ describe('a plain dev server before and after `tflow setup`', () => {
       'schedule-start-rate': 'unknown',
     });
     const attrs = report.checks.find((c) => c.id === 'search-attributes')!;
-    expect(attrs.summary).toContain('missing: TflowPipeline, TflowOutcome, TflowJob, TflowAlerts, TflowSet');
+    expect(attrs.summary).toContain('missing: TflowPipeline, TflowOutcome, TflowJob, TflowAlerts, TflowSet, TflowAlertsAt');
     expect(attrs.fix).toBe('npx tflow setup');
   });
 
@@ -83,7 +83,7 @@ describe('a plain dev server before and after `tflow setup`', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(
-      'registered search attributes: TflowPipeline (Keyword), TflowOutcome (Keyword), TflowJob (Keyword), TflowAlerts (Text), TflowSet (Keyword)',
+      'registered search attributes: TflowPipeline (Keyword), TflowOutcome (Keyword), TflowJob (Keyword), TflowAlerts (Text), TflowSet (Keyword), TflowAlertsAt (Datetime)',
     );
     expect(first.stdout).toContain(
       'warning: namespace "default" keeps closed runs 1 day: their history, dead letters and redrive are gone after that',
@@ -91,7 +91,7 @@ describe('a plain dev server before and after `tflow setup`', () => {
     const second = await runTflow(['setup', '--address', server.address]);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain(
-      'nothing to change: search attributes TflowPipeline, TflowOutcome, TflowJob, TflowAlerts, TflowSet present, retention 1 day',
+      'nothing to change: search attributes TflowPipeline, TflowOutcome, TflowJob, TflowAlerts, TflowSet, TflowAlertsAt present, retention 1 day',
     );
     expect(second.stdout).not.toContain('registered');
   });

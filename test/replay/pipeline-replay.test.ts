@@ -53,9 +53,12 @@ const sinks = {
 };
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity), local steps, a failing onFailure hook, steps served on other task queues, capped keys under a total (round-robin, cancel-in-progress, skip)', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, the shared alert evaluator and its deliveries, a run that tells no watchdog, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity), local steps, a failing onFailure hook, steps served on other task queues, capped keys under a total (round-robin, cancel-in-progress, skip)', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
+        'alert-delivery-silent.json',
+        'alert-evaluator.json',
+        'scheduled-alerts-untold.json',
         'capped-keys-cancelled.json',
         'capped-keys-queued.json',
         'capped-keys-semaphore.json',

@@ -74,6 +74,8 @@ export interface WatchdogRecordingEnv extends RecordingEnv {
 export async function withWatchdogRecording(
   steps: Steps & { notify: () => unknown },
   record: (env: WatchdogRecordingEnv) => Promise<void>,
+  /** The alert evaluator's pace (see createWatchdogWorker). */
+  evaluator?: { waveMs?: number; runForMs?: number; heartbeatTimeoutMs?: number },
 ): Promise<void> {
   await withRecordingWorker(steps, async (env) => {
     const watchdogTaskQueue = `${env.taskQueue}-watchdog`;
@@ -81,6 +83,7 @@ export async function withWatchdogRecording(
       connection: env.nativeConnection,
       taskQueue: watchdogTaskQueue,
       alerts: { notify: () => steps.notify() },
+      ...(evaluator ? { evaluator } : {}),
     });
     await watchdogWorker.runUntil(async () => {
       const scheduler = new PipelineScheduler(env.client, {

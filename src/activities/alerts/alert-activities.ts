@@ -13,6 +13,8 @@ import type {
   JobAlertEvent,
 } from '../../workflows/alert-types';
 import type { ScheduleWatch, WatchdogActivities, WatchOptions } from '../../workflows/alerts/watchdog-defs';
+import type { AlertEvaluatorActivities } from '../../workflows/alerts/evaluator-defs';
+import { createEvaluatorActivities, type EvaluatorOptions } from './evaluator/evaluate-alerts';
 import { keywordEquals, queryLiteral } from '../../client/query-literal';
 import { OUTCOME_SEARCH_ATTRIBUTE, SCHEDULED_BY_ID_ATTRIBUTE } from '../../workflows/search-attributes';
 
@@ -62,6 +64,8 @@ export interface AlertActivitiesOptions {
   onEvaluation?: (evaluation: AlertEvaluation) => void;
   /** Writes the `alert.sent` event line of each attempt (the worker's run-events log). */
   logAlertSent: (fields: AlertSentFields) => void;
+  /** The shared evaluator's pace (tests and benches). */
+  evaluator?: Pick<EvaluatorOptions, 'waveMs' | 'runForMs'>;
 }
 
 /** The fields of one attempt's `alert.sent` event line. */
@@ -164,8 +168,12 @@ async function completedRunAfter(client: Client, jobId: string, after: string): 
 /** The alert activities of one worker. */
 export function createAlertActivities(
   opts: AlertActivitiesOptions,
-): AlertDeliveryActivities & WatchdogActivities {
+): AlertDeliveryActivities & WatchdogActivities & AlertEvaluatorActivities {
   return {
+    ...createEvaluatorActivities({
+      ...(opts.onEvaluation ? { onEvaluation: opts.onEvaluation } : {}),
+      ...(opts.evaluator ?? {}),
+    }),
     /** Delivers one alert to its target: a POST to the webhook, or the named activity called in place. */
     async tflowDeliverAlert(target: CompiledAlertTarget, event: JobAlertEvent): Promise<void> {
       const attempt = Context.current().info.attempt;

@@ -4,7 +4,6 @@ import { JobNotFoundError } from '../../client/errors';
 import { updateJob } from '../../client/jobs/store/send-update';
 import { finishedUpdate } from '../../client/jobs/store/build-updates';
 import { renewJobHorizon } from '../../client/jobs/store/job-renewal';
-import { reconfigureWatchdog } from '../../client/jobs/job-watchdog';
 import type { JobGuardActivities } from '../../workflows/guards/guard-defs';
 import { tflowJudgedAt, tflowLatestOccurrence } from './guard-lookups';
 
@@ -30,9 +29,8 @@ export async function tflowFinishOneOff(jobId: string): Promise<boolean> {
       if (d.state.remainingActions !== 0 || d.info.runningActions.length > 1) throw new NotSpent();
       return finishedUpdate(d);
     });
+    // The alert evaluator finds it gone at its next read, and raises nothing for it.
     await client.schedule.getHandle(jobId).delete();
-    // Its watchdog, if any, ends instead of calling the spent job silent.
-    await reconfigureWatchdog(client, jobId, undefined);
     return true;
   } catch (err) {
     if (err instanceof NotSpent || err instanceof JobNotFoundError || err instanceof ScheduleNotFoundError) {

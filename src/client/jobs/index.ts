@@ -13,7 +13,8 @@ export {
   prepareJob,
   withDefaultDst,
 } from './job-compile';
-export { afterJobWrite, startWatchdogOrRollBack } from './job-followups';
+export { afterJobWrite } from './job-followups';
+export { AlertEvaluatorStarter, countsChanged, ensureAlertEvaluator } from './alert-evaluator';
 export { isSpentOneOff, jobDstWarnings, jobFromDescription, jobFromSummary } from './job-describe';
 export { dryRun, dryRunInWindow, type DryRunJob, type DryRunWindow, readDryRunWindow } from './job-dry-run';
 export { listJobRuns } from './job-history';
@@ -78,7 +79,6 @@ export {
   VIEW_FIELDS,
   type ViewField,
 } from './job-view';
-export { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
 export {
   type CronJobOptions,
   type IntervalJobOptions,

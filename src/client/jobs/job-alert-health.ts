@@ -1,5 +1,9 @@
 import type { Client } from '@temporalio/client';
-import { JOB_WATCHDOG_WORKFLOW_TYPE, watchdogWorkflowId } from '../../workflows/alerts/watchdog-defs';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import {
+  ALERT_EVALUATOR_WORKFLOW_TYPE,
+  type AlertEvaluatorCarry,
+} from '../../workflows/alerts/evaluator-defs';
 import { missingCodecError, PayloadDecryptionError } from '../../codec/errors';
 import { describeJobIfAny } from './store/describe-job';
 import { JobAlertsUnreadableError } from '../errors';
@@ -10,9 +14,9 @@ import { ourJobMemo } from './store/schedule-memo';
 
 /*
  * Jobs whose alerts are not being evaluated, for `tflow doctor`: a job whose alert targets an edit made
- * outside temporal-flow lost (see JobRecord.alertsLost), a job whose watchdog keeps failing to read it
- * (its read is retried for as long as it fails: an overloaded server, a codec key the watchdog worker
- * lacks, a permission), and a job this client cannot read at all (encrypted under a codec it lacks), which
+ * outside temporal-flow lost (see JobRecord.alertsLost), a job the alert evaluator keeps failing to read
+ * (its read is retried for as long as it fails: an overloaded server, a codec key the alert worker lacks,
+ * a permission), an evaluator that cannot run, and a job this client cannot read at all (encrypted under a codec it lacks), which
  * it therefore cannot judge. Nothing here repairs: each finding says what to do.
  */
 
@@ -40,22 +44,22 @@ export function undecodable(err: unknown): boolean {
   );
 }
 
-/** Failed reads in a row before a watchdog's job is reported (the first ones can be a passing blip). */
+/** Failed reads in a row before a job is reported (the first ones can be a passing blip). */
 export const UNEVALUABLE_AFTER_ATTEMPTS = 3;
 const DESCRIBE_CONCURRENCY = 8;
 
 /**
  * The jobs of the client's namespace whose alerts are not evaluated (or cannot be judged by this client),
- * sorted by job id. Each job is described (strongly consistent); each running watchdog too.
+ * sorted by job id. Each job is described (strongly consistent); each running alert evaluator too.
  */
 export async function findJobAlertProblems(client: Client): Promise<JobAlertProblem[]> {
   const jobIds: string[] = [];
   for await (const s of listSchedulesReadable(client)) {
     if (ourJobMemo(s.memo, s.action?.workflowType)) jobIds.push(s.scheduleId);
   }
-  const watchdogs: string[] = [];
-  const query = `WorkflowType = '${JOB_WATCHDOG_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
-  for await (const wf of readingClient(client).workflow.list({ query })) watchdogs.push(wf.workflowId);
+  const evaluators: string[] = [];
+  const query = `WorkflowType = '${ALERT_EVALUATOR_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
+  for await (const wf of readingClient(client).workflow.list({ query })) evaluators.push(wf.workflowId);
 
   const found: JobAlertProblem[] = [];
   await inLanes(jobIds, DESCRIBE_CONCURRENCY, async (jobId) => {
@@ -80,32 +84,49 @@ export async function findJobAlertProblems(client: Client): Promise<JobAlertProb
       });
     }
   });
-  const prefix = watchdogWorkflowId('');
-  await inLanes(watchdogs, DESCRIBE_CONCURRENCY, async (workflowId) => {
+  await inLanes(evaluators, DESCRIBE_CONCURRENCY, async (workflowId) => {
     let raw;
     try {
       raw = (await client.workflow.getHandle(workflowId).describe()).raw;
     } catch {
       return; // ended since the listing
     }
-    const jobId = workflowId.slice(prefix.length);
-    const failing = (raw.pendingActivities ?? []).find((a) => (a.attempt ?? 0) >= UNEVALUABLE_AFTER_ATTEMPTS);
-    if (failing) {
+    const evaluation = raw.pendingActivities?.[0];
+    if (evaluation && (evaluation.attempt ?? 0) >= UNEVALUABLE_AFTER_ATTEMPTS) {
       found.push({
-        jobId,
+        jobId: workflowId,
         kind: 'alerts-unevaluable',
-        summary: `the watchdog of job "${jobId}" has failed to read the job ${failing.attempt} times in a row (last: ${failing.lastFailure?.message ?? 'no message'}): its silent and missed alerts are not evaluated until a read succeeds`,
+        summary: `the alert evaluator ${workflowId} has failed ${evaluation.attempt} times in a row (last: ${evaluation.lastFailure?.message ?? 'no message'}): the silent and missed alerts of its jobs are not evaluated until it runs again`,
       });
-      return;
     }
-    // Its own code cannot run: most often its input or a signal is encrypted under a codec key the
-    // watchdog worker lacks (its workflow task fails and is retried, with no activity to count it).
+    // Its own code cannot run (a codec key its worker lacks, most often).
     const task = raw.pendingWorkflowTask;
     if (task && (task.attempt ?? 0) >= UNEVALUABLE_AFTER_ATTEMPTS) {
       found.push({
+        jobId: workflowId,
+        kind: 'alerts-unevaluable',
+        summary: `the alert evaluator ${workflowId} has failed ${task.attempt} workflow tasks in a row (its worker cannot run it: often a codec key the alert worker lacks; its log says why): the silent and missed alerts of its jobs are not evaluated`,
+      });
+    }
+    // The jobs it keeps failing to read, as its last heartbeat says.
+    const details = evaluation?.heartbeatDetails?.payloads;
+    if (!details || details.length === 0) return;
+    let carry: AlertEvaluatorCarry | undefined;
+    try {
+      carry = await decodeFromPayloadsAtIndex<AlertEvaluatorCarry>(
+        client.options.loadedDataConverter,
+        0,
+        details,
+      );
+    } catch {
+      return; // a heartbeat this client cannot decode: the evaluator's own log says what fails
+    }
+    for (const [jobId, attempts] of Object.entries(carry?.failing ?? {})) {
+      if (attempts < UNEVALUABLE_AFTER_ATTEMPTS) continue;
+      found.push({
         jobId,
         kind: 'alerts-unevaluable',
-        summary: `the watchdog of job "${jobId}" has failed ${task.attempt} workflow tasks in a row (its worker cannot run it: often a codec key the watchdog worker lacks; its log says why): its silent and missed alerts are not evaluated`,
+        summary: `the alert evaluator ${workflowId} has failed to read job "${jobId}" ${attempts} times in a row (its log says why: often a codec key the alert worker lacks): its silent and missed alerts are not evaluated until a read succeeds`,
       });
     }
   });

@@ -6,7 +6,6 @@ import {
 } from '@temporalio/client';
 import { SET_SEARCH_ATTRIBUTE } from '../../workflows/search-attributes';
 import { InvalidArgumentError } from '../../errors';
-import type { CompiledAlerts } from './store/job-alerts';
 import type { JobDefaults, PreparedJob } from './job-compile';
 import { APPLIED_MEMO_KEY, SCHEDULE_MEMO_KEY } from './store/schedule-memo';
 import {
@@ -19,10 +18,10 @@ import {
 import type { ApplyResult, JobPlan } from './job-plan-types';
 import { planEntries, readKey, type PlanEntry } from './job-plan';
 import { describeJobIfAny } from './store/describe-job';
-import { JobConflictError, fromWireError, translateScheduleError, translateServiceError } from '../errors';
+import { JobConflictError, translateScheduleError, translateServiceError } from '../errors';
 import { updateJob } from './store/send-update';
 import { withAlertsOfRecord } from './store/job-alerts-attribute';
-import { reconfigureWatchdog } from './job-watchdog';
+import { ensureAlertEvaluator } from './alert-evaluator';
 import { FINISHED_MEMO_KEY, replaceUpdate } from './store/build-updates';
 
 /*
@@ -67,23 +66,6 @@ function written(prepared: PreparedJob, entry: PlanEntry, set: string) {
   };
 }
 
-/** The job's schedule was written as planned; the call to its watchdog that follows failed (the cause). */
-class WatchdogCallError extends Error {}
-
-/**
- * Tells the job's watchdog what its alerts are now (one starts when they need one; none for a job removed).
- *
- * @throws WatchdogCallError with the call's error (translated) as its cause.
- */
-async function watchdogFor(client: Client, jobId: string, defaults: JobDefaults, alerts?: CompiledAlerts) {
-  const needed = alerts?.watchdog !== undefined;
-  try {
-    await reconfigureWatchdog(client, jobId, needed ? { taskQueue: defaults.watchdogTaskQueue } : undefined);
-  } catch (err) {
-    throw new WatchdogCallError('watchdog call failed', { cause: fromWireError(err) ?? err });
-  }
-}
-
 /** Writes one job with the conflict token of a description that still matches the plan. */
 async function writeOne(client: Client, defaults: JobDefaults, entry: PlanEntry, set: string): Promise<void> {
   const { jobId } = entry;
@@ -100,7 +82,6 @@ async function writeOne(client: Client, defaults: JobDefaults, entry: PlanEntry,
       if (err instanceof ScheduleAlreadyRunning) throw stale(jobId, 'created');
       translateScheduleError(err, jobId);
     }
-    await watchdogFor(client, jobId, defaults, entry.prepared!.alerts);
     return;
   }
   const guard = (d: ScheduleDescription) => {
@@ -110,8 +91,7 @@ async function writeOne(client: Client, defaults: JobDefaults, entry: PlanEntry,
   try {
     if (entry.action === 'update') {
       const job = { ...entry.prepared!, options: written(entry.prepared!, entry, set) };
-      const write = await updateJob(client, jobId, (d) => (guard(d), replaceUpdate(jobId, d, job)), 1);
-      await watchdogFor(client, jobId, defaults, write.alerts);
+      await updateJob(client, jobId, (d) => (guard(d), replaceUpdate(jobId, d, job)), 1);
       return;
     }
     // delete: the mark of a job being removed, with the token, then the delete (which takes none).
@@ -136,7 +116,6 @@ async function writeOne(client: Client, defaults: JobDefaults, entry: PlanEntry,
     } catch (err) {
       translateScheduleError(err, jobId);
     }
-    await watchdogFor(client, jobId, defaults);
   } catch (err) {
     // One attempt lost to a concurrent write: the job changed after the check.
     if (err instanceof JobConflictError) throw stale(jobId, 'changed');
@@ -161,8 +140,9 @@ async function finishDelete(client: Client, jobId: string): Promise<void> {
  * Applies a plan made by planJobs.
  *
  * @throws PlanBlockedError when the plan has blocked jobs; PlanStaleError when a job changed since the
- * plan: nothing is written then. ApplyFailedError when a write failed half way (it lists the jobs applied),
- * or when the call to a written job's watchdog failed (`watchdogFailed`).
+ * plan: nothing is written then. ApplyFailedError when a write failed half way (it lists the jobs applied).
+ * The evaluator of the alert queue is made sure of before the first write (nothing is written when that
+ * fails); the jobs' alerts need nothing else (it reads them from the schedules).
  */
 export async function applyPlan(client: Client, defaults: JobDefaults, plan: JobPlan): Promise<ApplyResult> {
   const made = planEntries.get(plan);
@@ -189,6 +169,9 @@ export async function applyPlan(client: Client, defaults: JobDefaults, plan: Job
     return change ? [{ jobId: e.jobId, change }] : [];
   });
   if (changed.length > 0) throw new PlanStaleError(changed);
+  if (toWrite.some((e) => e.prepared?.alerts.watchdog !== undefined)) {
+    await ensureAlertEvaluator(client, defaults.watchdogTaskQueue);
+  }
   const applied: AppliedJob[] = [];
   for (const [i, entry] of toWrite.entries()) {
     try {
@@ -196,12 +179,7 @@ export async function applyPlan(client: Client, defaults: JobDefaults, plan: Job
       await writeOne(client, defaults, entry, set);
     } catch (err) {
       const rest = toWrite.slice(i + 1).map((e) => e.jobId);
-      if (!(err instanceof WatchdogCallError)) {
-        throw new ApplyFailedError(applied, entry.jobId, rest, { cause: err });
-      }
-      // Written, with no rollback: the job stands as planned but for its watchdog (tflow doctor --repair).
-      const done = [...applied, { jobId: entry.jobId, action: entry.action as AppliedJob['action'] }];
-      throw new ApplyFailedError(done, entry.jobId, rest, { cause: err.cause, watchdogFailed: true });
+      throw new ApplyFailedError(applied, entry.jobId, rest, { cause: err });
     }
     applied.push({ jobId: entry.jobId, action: entry.action as AppliedJob['action'] });
   }

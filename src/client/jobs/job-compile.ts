@@ -165,6 +165,10 @@ export function prepareJob(
     policies: asGiven(given),
     ...(onError ? { onError } : {}),
     ...(alerts ? { alerts: asGiven(alerts) } : {}),
+    // Kept whether or not the job has alerts now: a modifyJob that adds them later keeps the record's queue.
+    ...(defaults.watchdogTaskQueue !== DEFAULT_WATCHDOG_TASK_QUEUE
+      ? { alertQueue: defaults.watchdogTaskQueue }
+      : {}),
   };
   const compiledJob: CompiledJob = { record, trigger: compiled, policies };
   const options = createOptions({

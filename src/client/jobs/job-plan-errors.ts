@@ -78,36 +78,23 @@ function causeText(cause: unknown): string {
 
 /**
  * Apply stopped half way: the jobs in `applied` are as planned, those in `notApplied` are as they were
- * before, and so is `failedJob`, unless `watchdogFailed`. The cause says why (a PlanStaleError when another
- * writer got there first).
+ * before, and so is `failedJob`. The cause says why (a PlanStaleError when another writer got there first).
  */
 export class ApplyFailedError extends TemporalFlowError {
-  /**
-   * True when `failedJob` was written as planned (it is in `applied`) and only the call to its watchdog
-   * that follows failed: apply does not roll the job back, and the job has no watchdog (or one not told of
-   * the change) until `tflow doctor --repair` or its next write.
-   */
-  readonly watchdogFailed: boolean;
-
   constructor(
     readonly applied: readonly AppliedJob[],
     readonly failedJob: string,
     readonly notApplied: readonly string[],
-    options: { cause: unknown; watchdogFailed?: boolean },
+    options: { cause: unknown },
   ) {
     const cause = causeText(options.cause);
-    const watchdogFailed = options.watchdogFailed === true;
-    const asBefore = watchdogFailed ? notApplied : [failedJob, ...notApplied];
-    const what = watchdogFailed
-      ? `apply stopped after job "${failedJob}", written as planned: the call to its watchdog failed (${cause}): run \`npx tflow doctor --repair\` (with the same --watchdog-task-queue) to start it`
-      : `apply stopped at job "${failedJob}" (${cause})`;
+    const asBefore = [failedJob, ...notApplied];
     super(
       'APPLY_FAILED',
-      `${what}; applied: ${
+      `apply stopped at job "${failedJob}" (${cause}); applied: ${
         applied.length > 0 ? applied.map((a) => `${a.jobId} (${a.action})`).join(', ') : 'none'
       }; not applied, as before: ${asBefore.length > 0 ? asBefore.join(', ') : 'none'}. Plan again to see where things stand`,
       { cause: options.cause },
     );
-    this.watchdogFailed = watchdogFailed;
   }
 }

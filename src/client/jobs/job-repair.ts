@@ -1,45 +1,43 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import {
-  DEFAULT_WATCHDOG_TASK_QUEUE,
-  JOB_WATCHDOG_WORKFLOW_TYPE,
-  watchdogWorkflowId,
-} from '../../workflows/alerts/watchdog-defs';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../../workflows/alerts/watchdog-defs';
+import { alertEvaluatorWorkflowId } from '../../workflows/alerts/evaluator-defs';
 import { describeJobIfAny } from './store/describe-job';
 import { inLanes } from '../in-lanes';
 import { ourJobMemo } from './store/schedule-memo';
-import { needsWatchdog, reconfigureWatchdog } from './job-watchdog';
+import { compileAlerts } from './store/job-alerts';
+import { decodeJobRecord } from './store/job-record';
 import { dueBackfill, dueMarkOf } from './store/build-updates';
-import { listSchedulesReadable, readingClient } from '../schedule-listing';
+import { listSchedulesReadable } from '../schedule-listing';
 import { undecodable } from './job-alert-health';
+import { ensureAlertEvaluator } from './alert-evaluator';
 
 /*
- * The reconciler of a job's two parts. A job is its schedule (whose record is the source of truth) and,
- * when its alerts need one, a watchdog workflow; writers change the schedule first and the watchdog
- * second, and a writer that dies (or whose server goes away) between the two leaves them disagreeing.
- * Most disagreements heal by themselves: a watchdog reads the schedule before each alert, so a removal
- * or an edit it missed ends it quietly or is adopted. What cannot heal alone is what nobody is left to
- * do: a watchdog never started, and the backfill of a one-off rewritten to run at once. This finds those
- * (and watchdogs still waiting for a wake-up to notice their job is gone), and repairs them with the same
- * idempotent calls the writers make. Run by `tflow doctor` (report) and `tflow doctor --repair`; each job's
- * next write through the scheduler repairs its own watchdog too. Nothing here runs periodically.
+ * What a job needs beyond its schedule and nobody else provides. A job is one Temporal entity, its
+ * schedule; two things can still be owed to it: the backfill of a one-off rewritten to run at once (its
+ * writer died between its two calls), and, for a job whose alerts need evaluating (expectSuccessWithin,
+ * onMissed), a running evaluator of its alert queue (every alert worker starts it, and every scheduler
+ * before its first such write; it is missing only when none of them ran since it was terminated). This finds
+ * both, and repairs them with the same idempotent calls. Run by `tflow doctor` (report) and
+ * `tflow doctor --repair`. Nothing here runs periodically.
  */
 
-/** What disagrees between a job's parts. */
-export type JobDisagreementKind = 'watchdog-missing' | 'watchdog-orphaned' | 'due-run-missing';
+/** What a job is owed. */
+export type JobDisagreementKind = 'evaluator-missing' | 'due-run-missing';
 
-/** One job whose parts disagree. */
+/** One thing owed: to a job, or (evaluator-missing) to the jobs of an alert queue. */
 export interface JobDisagreement {
+  /** The job; for `evaluator-missing`, the evaluator's workflow id. */
   jobId: string;
   kind: JobDisagreementKind;
   /** What is wrong, in plain words. */
   summary: string;
   /** For `due-run-missing`: the second the owed run stands for. */
   dueAt?: Date;
+  /** For `evaluator-missing`: the alert task queue. */
+  taskQueue?: string;
 }
 
 export interface JobRepairOptions {
-  /** Task queue of the watchdogs a repair starts (the schedulers' `watchdogTaskQueue`). @default 'tflow-watchdog' */
-  watchdogTaskQueue?: string;
   /**
    * A job written this recently may still be between its two writes (its writer is about to make the
    * second): it is not judged yet. @default 10_000 (ms)
@@ -51,9 +49,10 @@ export interface JobRepairOptions {
 const DESCRIBE_CONCURRENCY = 8;
 const DEFAULT_SETTLE_MS = 10_000;
 
-async function watchdogRunning(client: Client, jobId: string): Promise<boolean> {
+async function evaluatorRunning(client: Client, taskQueue: string): Promise<boolean> {
   try {
-    return (await client.workflow.getHandle(watchdogWorkflowId(jobId)).describe()).status.name === 'RUNNING';
+    const d = await client.workflow.getHandle(alertEvaluatorWorkflowId(taskQueue)).describe();
+    return d.status.name === 'RUNNING';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;
     throw err;
@@ -61,14 +60,8 @@ async function watchdogRunning(client: Client, jobId: string): Promise<boolean> 
 }
 
 /**
- * The jobs of the client's namespace whose parts disagree: a job that needs a watchdog and has none
- * running, a running watchdog whose job is gone or needs none, and a one-off that owes its run at once
- * (its due mark, see build-updates.ts) with no such run. Listings are only a first pass: every finding is
- * confirmed by a describe (strongly consistent) before it is reported, and sorted by job id.
- */
-/**
  * The job's schedule, undefined when it is gone, or 'unreadable' when it is encrypted under a codec this
- * client lacks: such a job (and its watchdog) cannot be judged here, and is left alone rather than failing
+ * client lacks: such a job cannot be judged here, and is left alone rather than failing
  * the check for every other job or being taken for an orphan.
  */
 async function describeJudgeable(client: Client, jobId: string) {
@@ -80,6 +73,11 @@ async function describeJudgeable(client: Client, jobId: string) {
   }
 }
 
+/**
+ * What the jobs of the client's namespace are owed: an alert queue in use with no evaluator running, and a
+ * one-off that owes its run at once (its due mark, see build-updates.ts) with no such run. Listings are
+ * only a first pass: every finding is confirmed by a describe (strongly consistent), sorted by id.
+ */
 export async function findJobDisagreements(
   client: Client,
   opts: JobRepairOptions = {},
@@ -90,26 +88,18 @@ export async function findJobDisagreements(
   for await (const s of listSchedulesReadable(client)) {
     if (ourJobMemo(s.memo, s.action?.workflowType)) jobIds.push(s.scheduleId);
   }
-  const watched = new Set<string>();
-  const query = `WorkflowType = '${JOB_WATCHDOG_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
-  for await (const wf of readingClient(client).workflow.list({ query })) watched.add(wf.workflowId);
-
   const found: JobDisagreement[] = [];
-  const needing = new Set<string>();
+  /** Jobs whose alerts need evaluating, by alert queue. */
+  const queues = new Map<string, number>();
   await inLanes(jobIds, DESCRIBE_CONCURRENCY, async (jobId) => {
     const d = await describeJudgeable(client, jobId);
     if (!d || d === 'unreadable') return;
-    const settled = now - (d.info.lastUpdatedAt ?? d.info.createdAt).getTime() >= settleMs;
-    if (needsWatchdog(d)) {
-      needing.add(jobId);
-      if (settled && !watched.has(watchdogWorkflowId(jobId)) && !(await watchdogRunning(client, jobId))) {
-        found.push({
-          jobId,
-          kind: 'watchdog-missing',
-          summary: `job "${jobId}" has alerts that need a watchdog (expectSuccessWithin or onMissed) and no watchdog runs: nothing raises its silent or missed alerts`,
-        });
-      }
+    const record = decodeJobRecord(undefined, d.action.memo);
+    if (record?.alerts && compileAlerts(record.alerts).watchdog) {
+      const queue = record.alertQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
+      queues.set(queue, (queues.get(queue) ?? 0) + 1);
     }
+    const settled = now - (d.info.lastUpdatedAt ?? d.info.createdAt).getTime() >= settleMs;
     const dueAt = dueMarkOf(d);
     const ran = dueAt && d.info.recentActions.some((a) => a.scheduledAt.getTime() === dueAt.getTime());
     if (dueAt && settled && !ran && d.info.runningActions.length === 0) {
@@ -121,41 +111,31 @@ export async function findJobDisagreements(
       });
     }
   });
-  const orphans = [...watched]
-    .map((id) => id.slice(watchdogWorkflowId('').length))
-    .filter((jobId) => !needing.has(jobId));
-  await inLanes(orphans, DESCRIBE_CONCURRENCY, async (jobId) => {
-    // The listings are a moment old: the job may have been created since, or the watchdog ended.
-    const d = await describeJudgeable(client, jobId);
-    if (d === 'unreadable' || needsWatchdog(d) || !(await watchdogRunning(client, jobId))) return;
+  for (const [taskQueue, jobs] of queues) {
+    if (await evaluatorRunning(client, taskQueue)) continue;
     found.push({
-      jobId,
-      kind: 'watchdog-orphaned',
-      summary: d
-        ? `the watchdog of job "${jobId}" runs, but the job has no alert that needs one (it would end quietly at its next wake-up)`
-        : `the watchdog of job "${jobId}" runs, but the job is gone (it would end quietly at its next wake-up)`,
+      jobId: alertEvaluatorWorkflowId(taskQueue),
+      kind: 'evaluator-missing',
+      taskQueue,
+      summary: `no alert evaluator runs for task queue "${taskQueue}", which ${jobs} job${jobs === 1 ? '' : 's'} with expectSuccessWithin or onMissed use: their silent and missed alerts are not raised (start an alert worker on that queue, or repair)`,
     });
-  });
+  }
   return found.sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : a.kind < b.kind ? -1 : 1));
 }
 
 /**
- * Repairs one finding of {@link findJobDisagreements} with the calls the writer would have made (each
- * idempotent): starts the missing watchdog (signal-with-start, one per job id), tells an orphaned one to
- * read its job again (it ends), or sends the owed one-off's backfill, with the job's overlap policy (its
- * run then judges its own lateness against misfireGraceTime, as any late run does).
+ * Repairs one finding of {@link findJobDisagreements} with the calls the writers make (each idempotent):
+ * starts the queue's alert evaluator, or sends the owed one-off's backfill, with the job's overlap policy
+ * (its run then judges its own lateness against misfireGraceTime, as any late run does).
  */
 export async function repairJobDisagreement(
   client: Client,
   finding: JobDisagreement,
-  opts: JobRepairOptions = {},
+  _opts: JobRepairOptions = {},
 ): Promise<void> {
   const { jobId } = finding;
-  if (finding.kind === 'watchdog-missing') {
-    const taskQueue = opts.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
-    await reconfigureWatchdog(client, jobId, { taskQueue });
-  } else if (finding.kind === 'watchdog-orphaned') {
-    await reconfigureWatchdog(client, jobId, undefined);
+  if (finding.kind === 'evaluator-missing') {
+    await ensureAlertEvaluator(client, finding.taskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE);
   } else {
     // Read again: the run may have started since the finding.
     const d = await describeJobIfAny(client, jobId);

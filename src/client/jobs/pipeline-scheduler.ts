@@ -37,8 +37,10 @@ import {
   type JobWrite,
 } from './store/build-updates';
 import { ALERT_KEYS, type JobAlerts } from './store/job-alerts';
-import { afterJobWrite, startWatchdogOrRollBack } from './job-followups';
-import { countsChanged, reconfigureWatchdog } from './job-watchdog';
+import { afterJobWrite } from './job-followups';
+import { decodeJobRecord } from './store/job-record';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../../workflows/alerts/watchdog-defs';
+import { AlertEvaluatorStarter, countsChanged } from './alert-evaluator';
 import {
   compileJobDefaults,
   compileNewTrigger,
@@ -112,6 +114,7 @@ export class PipelineScheduler {
    * instead of two). A job id only leaves the set when removed through this scheduler.
    */
   private readonly ownJobs = new Set<string>();
+  private readonly evaluators: AlertEvaluatorStarter;
 
   /** The client jobs are written with (with tracing: the given one plus Temporal's tracing interceptor). */
   readonly client: Client;
@@ -124,6 +127,7 @@ export class PipelineScheduler {
     this.client = tracing ? tracedClient(client, tracing) : client;
     this.defaults = compileJobDefaults(options);
     this.timezone = this.defaults.timezone;
+    this.evaluators = new AlertEvaluatorStarter(this.client);
   }
 
   /** Checks that the server answers (taskiq-flow's `startup`). Optional: every verb connects lazily. */
@@ -225,7 +229,7 @@ export class PipelineScheduler {
   async triggerJob(jobId: string): Promise<void> {
     const d = await this.describeOurs(jobId);
     await this.client.schedule.getHandle(jobId).trigger(d.policies.overlap);
-    await countsChanged(this.client, jobId);
+    await this.countsChanged(jobId, d);
   }
 
   /**
@@ -239,13 +243,12 @@ export class PipelineScheduler {
     if (end <= start) throw new InvalidArgumentError('to', 'backfill "to" must be after "from"');
     const d = await this.describeOurs(jobId);
     await backfillWindow(this.client, jobId, d, { start, end });
-    await countsChanged(this.client, jobId);
+    await this.countsChanged(jobId, d);
   }
 
   /**
-   * Deletes a job: future runs are cancelled; a run in flight continues. Its watchdog, if any, is told
-   * to end; if that signal is lost, the watchdog ends by itself, without an alert, the next time it wakes
-   * (it reads the schedule before any alert).
+   * Deletes a job: future runs are cancelled; a run in flight continues. Its alerts end with it: the
+   * alert evaluator reads the schedule before any alert it raises, and raises none for a job gone.
    */
   async removeJob(jobId: string): Promise<void> {
     if (!this.ownJobs.has(jobId)) await this.describeOurs(jobId);
@@ -256,12 +259,13 @@ export class PipelineScheduler {
     } finally {
       this.ownJobs.delete(jobId);
     }
-    try {
-      await reconfigureWatchdog(this.client, jobId, undefined);
-    } catch {
-      // The job is gone, as asked: a watchdog that missed this signal finds the schedule gone at its next
-      // wake-up and ends quietly, so failing the removal now would only invite a retry that cannot succeed.
-    }
+  }
+
+  /** Tells the job's alert evaluator that a trigger or backfill was sent, when the job has onMissed. */
+  private async countsChanged(jobId: string, d: ScheduleDescription): Promise<void> {
+    const record = decodeJobRecord(undefined, d.action.memo);
+    if (record?.alerts?.onMissed === undefined) return;
+    await countsChanged(this.client, jobId, record.alertQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE);
   }
 
   /** The job's runs from Temporal visibility, newest first, skipped ones with their reason. */
@@ -350,26 +354,30 @@ export class PipelineScheduler {
     return write;
   }
 
-  /** A write's last steps, from what it wrote: a due one-off's backfill, the watchdog's signal. */
-  private async afterWrite(jobId: string, write: JobWrite, alertsChanged: boolean): Promise<void> {
-    await afterJobWrite(this.client, jobId, write, {
-      taskQueue: this.defaults.watchdogTaskQueue,
-      alertsChanged,
-    });
+  /**
+   * A write's last steps, from what it wrote: a due one-off's backfill; for a job whose alerts need
+   * evaluating, the evaluator of its queue made sure of (one call per scheduler and queue).
+   */
+  private async afterWrite(jobId: string, write: JobWrite, _alertsChanged: boolean): Promise<void> {
+    if (write.alerts.watchdog) await this.ensureEvaluator();
+    await afterJobWrite(this.client, jobId, write);
+  }
+
+  /** Starts the alert evaluator of this scheduler's queue unless it runs (once per scheduler). */
+  private async ensureEvaluator(): Promise<void> {
+    await this.evaluators.ensure(this.defaults.watchdogTaskQueue);
   }
 
   /**
    * schedule(), scheduleInterval(), scheduleAt(): validates and compiles everything (job-compile.ts),
-   * then creates the schedule in one call (or with replaceExisting, replaces the job in place), then
-   * starts a new job's watchdog.
+   * then creates the schedule in one call (or with replaceExisting, replaces the job in place). A job
+   * whose alerts need evaluating makes sure of its alert evaluator first (once per scheduler), so a job is
+   * written whole or not at all.
    */
   private async createJob(p: PipelineLike, opts: JobOptions & Trigger): Promise<string> {
     const job = prepareJob(p, opts, this.defaults);
-    if (await this.createSchedule(job)) {
-      await startWatchdogOrRollBack(this.client, job, this.defaults.watchdogTaskQueue, () =>
-        this.ownJobs.delete(job.jobId),
-      );
-    }
+    if (job.alerts.watchdog) await this.ensureEvaluator();
+    await this.createSchedule(job);
     return job.jobId;
   }
 

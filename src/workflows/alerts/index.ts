@@ -20,3 +20,17 @@ export {
   watchdogWorkflowId,
 } from './watchdog-defs';
 export { jobWatchdogWorkflow } from './watchdog-workflow';
+export {
+  ALERT_DELIVERY_WORKFLOW_TYPE,
+  ALERT_EVALUATOR_WORKFLOW_TYPE,
+  alertCountsChangedSignal,
+  alertDeliveryWorkflowId,
+  alertEvaluatorWorkflowId,
+  type AlertCause,
+  type AlertDeliveryInput,
+  type AlertEvaluatorActivities,
+  type AlertEvaluatorCarry,
+  type AlertEvaluatorInput,
+} from './evaluator-defs';
+export { tflowAlertEvaluatorWorkflow } from './evaluator-workflow';
+export { tflowAlertDeliveryWorkflow } from './delivery-workflow';

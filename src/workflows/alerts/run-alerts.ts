@@ -1,4 +1,4 @@
-import { getExternalWorkflowHandle, log, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { JobAlertEvent } from '../alert-types';
 import { runSucceededSignal, watchdogWorkflowId } from './watchdog-defs';
 import { raiseAlert } from './raise-alert';
@@ -70,9 +70,17 @@ export function alertIfLate(job: RunJobContext, standsFor: string | undefined): 
   });
 }
 
-/** Tells the job's watchdog that this run completed; a watchdog that is not running is not an error. */
+/**
+ * Patch id: a run that completes no longer signals the job's watchdog. The shared alert evaluator learns
+ * of completed runs from visibility; the per-job watchdogs (the release before) it retires read visibility
+ * before they raise `silent` too. Histories recorded before it send the signal.
+ */
+export const RUNS_TELL_NO_WATCHDOG_PATCH = 'tflow-runs-tell-no-watchdog';
+
+/** Tells the job's watchdog that this run completed (runs recorded before RUNS_TELL_NO_WATCHDOG_PATCH). */
 export async function reportSuccess(job: RunJobContext): Promise<void> {
   if (!job.alerts?.watchdog) return;
+  if (patched(RUNS_TELL_NO_WATCHDOG_PATCH)) return;
   const info = workflowInfo();
   try {
     await getExternalWorkflowHandle(watchdogWorkflowId(job.jobId)).signal(runSucceededSignal, {

@@ -5,7 +5,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex, encodeToPayload } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { InvalidArgumentError } from '../../../errors';
-import { ALERTS_SEARCH_ATTRIBUTE } from '../../../workflows/search-attributes';
+import { ALERTS_AT_SEARCH_ATTRIBUTE, ALERTS_SEARCH_ATTRIBUTE } from '../../../workflows/search-attributes';
 import { JobAlertsUnreadableError } from '../../errors';
 import type { JobAlerts } from './job-alerts';
 import { JOB_RECORD_MEMO_KEY, decodeJobRecord, type JobRecord } from './job-record';
@@ -60,6 +60,8 @@ export interface AlertsAttribute {
   deadManSince?: string;
   /** Targets an outside edit lost and no write has set again (see JobRecord.alertsLost). */
   lost?: string[];
+  /** The job's alert task queue when not the default (JobRecord.alertQueue). */
+  queue?: string;
 }
 
 /**
@@ -95,6 +97,7 @@ export function nextAlertsAttribute(
     ...(alerts ? { alerts } : {}),
     ...(since ? { deadManSince: since } : {}),
     ...(lost && lost.length > 0 ? { lost } : {}),
+    ...(next.alertQueue ? { queue: next.alertQueue } : {}),
   };
 }
 
@@ -213,7 +216,7 @@ export async function restoreJobAlerts(
       timezone: d.spec.timezone ?? 'UTC',
       policies: {},
     };
-  const { alerts: memoAlerts, deadManSince: memoSince, alertsLost, ...rest } = stored;
+  const { alerts: memoAlerts, deadManSince: memoSince, alertsLost, alertQueue, ...rest } = stored;
   const restored = inMemo || !attribute.alerts ? { lost: [] } : restorable(attribute.alerts);
   const alerts = inMemo ? memoAlerts : restored.alerts;
   const lost = [...new Set([...(alertsLost ?? []), ...(attribute.lost ?? []), ...restored.lost])];
@@ -225,18 +228,26 @@ export async function restoreJobAlerts(
       ? { deadManSince: memoSince ?? attribute.deadManSince }
       : {}),
     ...(lost.length > 0 ? { alertsLost: lost } : {}),
+    ...((alertQueue ?? attribute.queue) ? { alertQueue: alertQueue ?? attribute.queue } : {}),
   };
   return { ...d, action: { ...d.action, memo: { ...d.action.memo, [JOB_RECORD_MEMO_KEY]: record } } };
 }
 
 type Attributes = TypedSearchAttributes | SearchAttributePair[] | undefined;
 
-/** The search attributes with the alerts attribute set to `text`. */
-export function withAlertsText(attrs: Attributes, text: string): TypedSearchAttributes {
+/**
+ * The search attributes with the alerts attribute set to `text`, and `TflowAlertsAt` to `now` (the alert
+ * evaluator lists the schedules whose alerts were written since its last look by it).
+ */
+export function withAlertsText(attrs: Attributes, text: string, now = new Date()): TypedSearchAttributes {
   const pairs = (attrs instanceof TypedSearchAttributes ? attrs.getAll() : (attrs ?? [])).filter(
-    (p) => p.key.name !== ALERTS_SEARCH_ATTRIBUTE.name,
+    (p) => p.key.name !== ALERTS_SEARCH_ATTRIBUTE.name && p.key.name !== ALERTS_AT_SEARCH_ATTRIBUTE.name,
   );
-  return new TypedSearchAttributes([...pairs, { key: ALERTS_SEARCH_ATTRIBUTE, value: text }]);
+  return new TypedSearchAttributes([
+    ...pairs,
+    { key: ALERTS_SEARCH_ATTRIBUTE, value: text },
+    { key: ALERTS_AT_SEARCH_ATTRIBUTE, value: now },
+  ]);
 }
 
 /** What the write helpers need of a schedule's options or update: the action's memo and the attributes. */
@@ -277,6 +288,7 @@ export async function withAlertsOfRecord<U extends WithRecord>(
     typedSearchAttributes: withAlertsText(
       update.typedSearchAttributes ?? previous?.typedSearchAttributes,
       text,
+      now,
     ),
   };
 }

@@ -44,6 +44,11 @@ export interface JobRecord {
    * write until the target is set again (modifyJob, or apply of the job's file).
    */
   alertsLost?: string[];
+  /**
+   * The alert task queue whose evaluator serves this job's dead-man switch and counted misses (the
+   * writing scheduler's `watchdogTaskQueue`), when it is not the default `tflow-watchdog`.
+   */
+  alertQueue?: string;
 }
 
 /** A record with what it compiles to: what a write of the whole job sends. */

@@ -77,6 +77,7 @@ export function readJobState(
     ...(stored?.alerts ? { alerts: stored.alerts } : {}),
     ...(stored?.deadManSince ? { deadManSince: stored.deadManSince } : {}),
     ...(stored?.alertsLost ? { alertsLost: stored.alertsLost } : {}),
+    ...(stored?.alertQueue ? { alertQueue: stored.alertQueue } : {}),
   };
   return {
     record,

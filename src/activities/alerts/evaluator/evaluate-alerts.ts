@@ -1,0 +1,324 @@
+import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { describeValue } from '../../../errors';
+import { missingCodecError } from '../../../codec/errors';
+import {
+  alertCountsChangedQuery,
+  alertEvaluatorWorkflowId,
+  type AlertEvaluatorActivities,
+} from '../../../workflows/alerts/evaluator-defs';
+import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../../../workflows/alerts/watchdog-defs';
+import type { AlertEvaluation } from '../alert-activities';
+import { checkCounts, checkRecovered, checkSilent, sawSuccess, type CheckContext } from './evaluator-checks';
+import { completedRunsAfter, eachLimited, listJobIds, readJob, type JobReading } from './evaluator-sources';
+import {
+  COUNT_GRACE_MS,
+  countsDueAfter,
+  deadlineOf,
+  type EvaluatorCarry,
+  type WatchedJob,
+} from './evaluator-state';
+import { retireWatchdogs } from './retire-watchdogs';
+
+/*
+ * The evaluation activity of the shared alert evaluator. It holds what it knows in memory and rebuilds it
+ * when it starts on a process that does not hold it (a new worker, a crash, a move to another worker):
+ * every schedule of the queue read once, the runs completed over the longest dead-man window listed in one
+ * query, and what its predecessor carried (open silent periods, counters reported: EvaluatorCarry, in its
+ * heartbeats and its result). Then one wave every few seconds:
+ * - the schedules whose alerts were written since the last wave (one listing on TflowAlertsAt), read again;
+ *   every 10 minutes all of them (a job deleted or written by an older release);
+ * - the runs completed since the last wave (one visibility query for the whole namespace);
+ * - per job, only what is due: the dead-man deadline (confirmed by a fresh read before `silent`), a run
+ *   completed after a silent period (`recovered`), the counters after a nominal time or a trigger (`missed`).
+ * An alert is raised as a delivery workflow named by its cause, so a check made twice raises it once.
+ */
+
+/** What {@link createEvaluatorActivities} takes from its worker. */
+export interface EvaluatorOptions {
+  /** Called when a job's alerts cannot be evaluated (a failed read, lost targets) and when they can again. */
+  onEvaluation?: (evaluation: AlertEvaluation) => void;
+  /** Time between two waves. @default 5000 */
+  waveMs?: number;
+  /** How long one activity evaluates before it returns (its workflow then starts the next). @default 1 hour */
+  runForMs?: number;
+}
+
+/** Overlap of two consecutive listings: visibility serves a write a moment after it lands. */
+const VISIBILITY_LAG_MS = 60_000;
+/** Every schedule is listed again this often. */
+const FULL_LISTING_MS = 10 * 60_000;
+/** The longest dead-man window read back at a rebuild. */
+const MAX_REBUILD_WINDOW_MS = 8 * 24 * 3600_000;
+/** Reads in flight at once (describes, visibility lookups): a busy server is not stormed. */
+const READS_IN_FLIGHT = 8;
+/** A job whose read failed is read again after this, doubling up to a minute. */
+const RETRY_BASE_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+/** An in-memory evaluator whose last wave is older than this is rebuilt rather than reused. */
+const REUSE_WITHIN_MS = 120_000;
+
+interface Evaluator {
+  taskQueue: string;
+  jobs: Map<string, WatchedJob>;
+  /** Jobs of the queue whose read failed: attempts so far and when to read again. */
+  failing: Map<string, { attempts: number; retryAt: number }>;
+  runsSeenUntil: string;
+  schedulesSeenUntil: number;
+  fullListingAt: number;
+  lastWaveAt: number;
+  /** The `countsChanged` hints acted on, by job. */
+  hintsDone: Map<string, string>;
+  /** Counters reported, for jobs whose counters are not zero (carried). */
+  reported: Record<string, { missedCatchupWindow: number; overlapSkipped: number }>;
+  /** The activity that owns it: an older attempt still running on this process stops. */
+  owner: object;
+}
+
+/** The evaluators this process holds, by namespace and queue. */
+const held = new Map<string, Evaluator>();
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function carryOf(ev: Evaluator, waves?: number): EvaluatorCarry {
+  const silent: Record<string, string> = {};
+  for (const job of ev.jobs.values()) if (job.silentSince) silent[job.jobId] = job.silentSince;
+  const failing: Record<string, number> = {};
+  for (const [jobId, f] of ev.failing) failing[jobId] = f.attempts;
+  return {
+    runsSeenUntil: ev.runsSeenUntil,
+    silent,
+    reported: ev.reported,
+    failing,
+    ...(waves !== undefined ? { waves, waveAt: iso(ev.lastWaveAt), jobs: ev.jobs.size } : {}),
+  };
+}
+
+function belongsHere(reading: JobReading, taskQueue: string): boolean {
+  return reading.config !== undefined && (reading.alertQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE) === taskQueue;
+}
+
+/** The evaluation activity of every alert worker. */
+export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEvaluatorActivities {
+  const waveMs = opts.waveMs ?? 5_000;
+  const runForMs = opts.runForMs ?? 3_600_000;
+
+  function failed(ev: Evaluator, jobId: string, err: unknown): void {
+    const ctx = Context.current();
+    const entry = ev.failing.get(jobId) ?? { attempts: 0, retryAt: 0 };
+    entry.attempts++;
+    entry.retryAt = Date.now() + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (entry.attempts - 1));
+    ev.failing.set(jobId, entry);
+    const error =
+      (missingCodecError(err) ?? (err instanceof Error ? err : undefined))?.message ?? describeValue(err);
+    ctx.log.error(`the alerts of job "${jobId}" cannot be evaluated: ${error}`, {
+      jobId,
+      attempt: entry.attempts,
+    });
+    opts.onEvaluation?.({ jobId, outcome: 'failed', attempt: entry.attempts, error });
+  }
+
+  /** Reads a job; undefined when it is gone or not served here; throws what the read threw. */
+  async function reread(ev: Evaluator, client: Client, jobId: string): Promise<JobReading | undefined> {
+    const reading = await readJob(client, jobId);
+    const wasFailing = ev.failing.get(jobId);
+    if (wasFailing) {
+      ev.failing.delete(jobId);
+      opts.onEvaluation?.({ jobId, outcome: 'read', attempt: wasFailing.attempts + 1 });
+    }
+    if (reading?.alertsLost && belongsHere(reading, ev.taskQueue)) {
+      const error = `job "${jobId}" lost its alert targets ${reading.alertsLost.join(', ')} to an edit made outside temporal-flow: set them again (modifyJob, or apply its file)`;
+      Context.current().log.error(error, { jobId });
+      opts.onEvaluation?.({ jobId, outcome: 'failed', attempt: 1, error });
+    }
+    return reading && belongsHere(reading, ev.taskQueue) ? reading : undefined;
+  }
+
+  /** Takes a reading into the evaluator: a new job, or what changed of a known one. */
+  function adopt(ev: Evaluator, reading: JobReading, now: number, fresh: boolean): void {
+    const known = ev.jobs.get(reading.jobId);
+    const job: WatchedJob = known ?? {
+      jobId: reading.jobId,
+      config: reading.config!,
+      createdAt: reading.createdAt,
+      countsDueAt: Infinity,
+      paused: reading.paused,
+    };
+    job.config = reading.config!;
+    job.createdAt = reading.createdAt;
+    job.paused = reading.paused;
+    if (reading.nextActionAt !== undefined) job.nextActionAt = reading.nextActionAt;
+    else delete job.nextActionAt;
+    // A switch set again (or an id created again) after a silent period closes it without `recovered`.
+    const since = job.config.deadManSince;
+    if (job.silentSince && since && Date.parse(since) > Date.parse(job.silentSince))
+      job.silentSince = undefined;
+    if (!job.config.onMissed) job.countsDueAt = Infinity;
+    else if (!known || job.countsDueAt === Infinity) {
+      // The counters' baseline: what was reported before; zero for a job created since the evaluator
+      // last looked (its counters started at zero); else as they are now.
+      const carried = ev.reported[job.jobId];
+      const young = Date.parse(reading.createdAt) > now - VISIBILITY_LAG_MS - FULL_LISTING_MS;
+      job.counts =
+        carried ?? (young || fresh ? { missedCatchupWindow: 0, overlapSkipped: 0 } : reading.counts);
+      if (job.counts.missedCatchupWindow > 0 || job.counts.overlapSkipped > 0)
+        ev.reported[job.jobId] = job.counts;
+      job.countsAt = iso(now);
+      job.countsDueAt = Math.min(countsDueAfter(job, now), now + COUNT_GRACE_MS);
+    }
+    ev.jobs.set(job.jobId, job);
+  }
+
+  async function readAll(
+    ev: Evaluator,
+    client: Client,
+    ids: string[],
+    now: number,
+    fresh: boolean,
+  ): Promise<void> {
+    await eachLimited(ids, READS_IN_FLIGHT, async (jobId) => {
+      try {
+        const reading = await reread(ev, client, jobId);
+        if (reading) adopt(ev, reading, now, fresh);
+        else ev.jobs.delete(jobId);
+      } catch (err) {
+        failed(ev, jobId, err);
+      }
+    });
+  }
+
+  async function rebuild(
+    client: Client,
+    taskQueue: string,
+    carry: EvaluatorCarry | undefined,
+  ): Promise<Evaluator> {
+    const now = Date.now();
+    const ev: Evaluator = {
+      taskQueue,
+      jobs: new Map(),
+      failing: new Map(),
+      runsSeenUntil: carry?.runsSeenUntil ?? iso(now),
+      schedulesSeenUntil: now,
+      fullListingAt: now,
+      lastWaveAt: now,
+      hintsDone: new Map(),
+      reported: { ...(carry?.reported ?? {}) },
+      owner: {},
+    };
+    // Carried: a job not in `reported` had counters at zero when its predecessor last looked.
+    await readAll(ev, client, await listJobIds(client), now, carry !== undefined);
+    for (const [jobId, since] of Object.entries(carry?.silent ?? {})) {
+      const job = ev.jobs.get(jobId);
+      if (job && !(job.config.deadManSince && Date.parse(job.config.deadManSince) > Date.parse(since))) {
+        job.silentSince = since;
+      }
+    }
+    let window = 0;
+    for (const job of ev.jobs.values()) window = Math.max(window, job.config.expectSuccessWithinMs ?? 0);
+    if (window > 0) {
+      const runs = await completedRunsAfter(client, iso(now - Math.min(window, MAX_REBUILD_WINDOW_MS)));
+      for (const [jobId, run] of runs) {
+        const job = ev.jobs.get(jobId);
+        if (job) sawSuccess(job, run);
+      }
+    }
+    await retireWatchdogs(client, taskQueue, ev.jobs, carry === undefined, (jobId, err) =>
+      failed(ev, jobId, err),
+    );
+    return ev;
+  }
+
+  async function wave(ev: Evaluator, client: Client, workflowId: string): Promise<void> {
+    const started = Date.now();
+    // 1. Alerts written since the last wave; every few minutes, every schedule (deleted ones, older jobs).
+    const full = started - ev.fullListingAt >= FULL_LISTING_MS;
+    const ids = full
+      ? await listJobIds(client)
+      : await listJobIds(client, new Date(ev.schedulesSeenUntil - VISIBILITY_LAG_MS));
+    const toRead = new Set(ids);
+    if (full) {
+      for (const jobId of ev.jobs.keys()) if (!toRead.has(jobId)) toRead.add(jobId);
+      ev.fullListingAt = started;
+    }
+    for (const [jobId, f] of ev.failing) if (f.retryAt <= started) toRead.add(jobId);
+    await readAll(ev, client, [...toRead], started, false);
+    ev.schedulesSeenUntil = started;
+    // 2. Runs completed since the last wave.
+    const runs = await completedRunsAfter(client, iso(Date.parse(ev.runsSeenUntil) - VISIBILITY_LAG_MS));
+    for (const [jobId, run] of runs) {
+      const job = ev.jobs.get(jobId);
+      if (job) sawSuccess(job, run);
+    }
+    ev.runsSeenUntil = iso(started);
+    // 3. Triggers and backfills just sent: their overlap skips are counted at once.
+    try {
+      const hints = await client.workflow.getHandle(workflowId).query(alertCountsChangedQuery);
+      for (const [jobId, at] of Object.entries(hints)) {
+        if (ev.hintsDone.get(jobId) === at) continue;
+        ev.hintsDone.set(jobId, at);
+        const job = ev.jobs.get(jobId);
+        if (job?.config.onMissed)
+          job.countsDueAt = Math.min(job.countsDueAt, Date.parse(at) + COUNT_GRACE_MS);
+      }
+    } catch (err) {
+      Context.current().log.warn('could not read the triggers sent', { error: describeValue(err) });
+    }
+    // 4. What is due, job by job.
+    const ctx: CheckContext = { client, taskQueue: ev.taskQueue, reread: (id) => reread(ev, client, id) };
+    const due = [...ev.jobs.values()].filter(
+      (job) =>
+        !ev.failing.has(job.jobId) &&
+        (job.silentSince !== undefined || started >= deadlineOf(job) || started >= job.countsDueAt),
+    );
+    await eachLimited(due, READS_IN_FLIGHT, async (job) => {
+      try {
+        const now = Date.now();
+        await checkRecovered(ctx, job, now);
+        let alive = true;
+        if (now >= deadlineOf(job)) alive = await checkSilent(ctx, job, now);
+        if (alive && now >= job.countsDueAt) alive = await checkCounts(ctx, job, now);
+        if (!alive) {
+          ev.jobs.delete(job.jobId);
+          return;
+        }
+        const c = job.counts;
+        if (c && (c.missedCatchupWindow > 0 || c.overlapSkipped > 0)) ev.reported[job.jobId] = c;
+      } catch (err) {
+        failed(ev, job.jobId, err);
+      }
+    });
+    for (const jobId of Object.keys(ev.reported)) if (!ev.jobs.has(jobId)) delete ev.reported[jobId];
+  }
+
+  return {
+    async tflowEvaluateAlerts({ taskQueue, carry }) {
+      const ctx = Context.current();
+      const client = ctx.client;
+      const key = `${ctx.info.workflowNamespace}/${taskQueue}`;
+      const heartbeat = ctx.info.heartbeatDetails as EvaluatorCarry | undefined;
+      let ev = held.get(key);
+      if (!ev || Date.now() - ev.lastWaveAt > REUSE_WITHIN_MS) {
+        ev = await rebuild(client, taskQueue, heartbeat ?? carry);
+        held.set(key, ev);
+      }
+      const owner = {};
+      ev.owner = owner;
+      const endAt = Date.now() + runForMs;
+      let waves = 0;
+      const workflowId = alertEvaluatorWorkflowId(taskQueue);
+      while (Date.now() < endAt && ev.owner === owner) {
+        try {
+          await wave(ev, client, workflowId);
+        } catch (err) {
+          // A listing or a query that failed (overload, a server away): the next wave asks again.
+          ctx.log.error('an alert evaluation wave failed', { error: describeValue(err) });
+        }
+        waves++;
+        ev.lastWaveAt = Date.now();
+        ctx.heartbeat(carryOf(ev, waves));
+        await ctx.sleep(waveMs);
+      }
+      return { waves, carry: carryOf(ev) };
+    },
+  };
+}

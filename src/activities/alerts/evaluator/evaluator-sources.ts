@@ -1,0 +1,151 @@
+import type { Client, ScheduleDescription } from '@temporalio/client';
+import { describeJobIfAny } from '../../../client/jobs/store/describe-job';
+import { compileAlerts } from '../../../client/jobs/store/job-alerts';
+import { decodeJobRecord } from '../../../client/jobs/store/job-record';
+import { listSchedulesReadable, readingClient } from '../../../client/schedule-listing';
+import { keywordEquals, queryLiteral } from '../../../client/query-literal';
+import type { WatchdogConfig } from '../../../workflows/alerts/watchdog-defs';
+import { JOB_WATCHDOG_WORKFLOW_TYPE } from '../../../workflows/alerts/watchdog-defs';
+import {
+  ALERTS_AT_SEARCH_ATTRIBUTE,
+  ALERTS_SEARCH_ATTRIBUTE,
+  JOB_SEARCH_ATTRIBUTE,
+  OUTCOME_SEARCH_ATTRIBUTE,
+  SCHEDULED_BY_ID_ATTRIBUTE,
+} from '../../../workflows/search-attributes';
+
+/*
+ * The evaluator's reads, each one call (or one paginated listing) to Temporal: which schedules changed
+ * their alerts, one job as its schedule holds it, which runs completed, and the per-job watchdogs of the
+ * release before, which the evaluator retires.
+ */
+
+/** A job's schedule as the evaluator needs it; `config` absent when its alerts need no evaluation. */
+export interface JobReading {
+  jobId: string;
+  taskQueue: string | undefined;
+  config?: WatchdogConfig;
+  createdAt: string;
+  paused: boolean;
+  nextActionAt?: number;
+  counts: { missedCatchupWindow: number; overlapSkipped: number };
+  /** Targets an outside edit dropped (the job's alerts cannot all be evaluated). */
+  alertsLost?: string[];
+  /** The job's alert task queue, when its record names one (else the default). */
+  alertQueue?: string;
+}
+
+/** A completed run of a job. */
+export interface CompletedRun {
+  /** Close time (ISO 8601). */
+  at: string;
+  workflowId: string;
+  runId: string;
+}
+
+/** The ids of our jobs (schedules with a job record or alerts attribute) listed; `since`: alerts written after. */
+export async function listJobIds(client: Client, since?: Date): Promise<string[]> {
+  const ids: string[] = [];
+  const listing = since
+    ? readingClient(client).schedule.list({
+        query: `${ALERTS_AT_SEARCH_ATTRIBUTE.name} > ${queryLiteral(since.toISOString())}`,
+      })
+    : listSchedulesReadable(client);
+  for await (const s of listing) {
+    const ours =
+      s.typedSearchAttributes?.get(ALERTS_SEARCH_ATTRIBUTE) !== undefined ||
+      s.typedSearchAttributes?.get(JOB_SEARCH_ATTRIBUTE) !== undefined;
+    if (ours) ids.push(s.scheduleId);
+  }
+  return ids;
+}
+
+/** What of a description the evaluator keeps. */
+export function readingOf(jobId: string, d: ScheduleDescription): JobReading {
+  const record = decodeJobRecord(undefined, d.action.memo);
+  const compiled = record?.alerts ? compileAlerts(record.alerts).watchdog : undefined;
+  const config: WatchdogConfig | undefined =
+    compiled && record?.deadManSince && compiled.onSilent
+      ? { ...compiled, deadManSince: record.deadManSince }
+      : compiled;
+  const next = d.state.paused ? undefined : d.info.nextActionTimes[0];
+  return {
+    jobId,
+    taskQueue: d.action.type === 'startWorkflow' ? d.action.taskQueue : undefined,
+    ...(config ? { config } : {}),
+    createdAt: d.info.createdAt.toISOString(),
+    paused: d.state.paused,
+    ...(next ? { nextActionAt: next.getTime() } : {}),
+    counts: {
+      missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
+      overlapSkipped: d.info.numActionsSkippedOverlap,
+    },
+    ...(record?.alertsLost && record.alertsLost.length > 0 ? { alertsLost: record.alertsLost } : {}),
+    ...(record?.alertQueue ? { alertQueue: record.alertQueue } : {}),
+  };
+}
+
+/** The job as its schedule holds it now, or undefined when the schedule is gone. */
+export async function readJob(client: Client, jobId: string): Promise<JobReading | undefined> {
+  const d = await describeJobIfAny(client, jobId);
+  return d && readingOf(jobId, d);
+}
+
+const COMPLETED_RUNS = `ExecutionStatus = 'Completed' AND ${SCHEDULED_BY_ID_ATTRIBUTE.name} IS NOT NULL`;
+
+/**
+ * The latest close time, by job, of the scheduled runs that completed (not skipped) after `after`: one
+ * paginated visibility query for every job of the namespace.
+ */
+export async function completedRunsAfter(client: Client, after: string): Promise<Map<string, CompletedRun>> {
+  const latest = new Map<string, CompletedRun>();
+  const query = `${COMPLETED_RUNS} AND CloseTime > ${queryLiteral(after)}`;
+  for await (const wf of readingClient(client).workflow.list({ query, pageSize: 1000 })) {
+    const jobId = wf.typedSearchAttributes.get(SCHEDULED_BY_ID_ATTRIBUTE);
+    if (!jobId || !wf.closeTime) continue;
+    // A run that skipped itself (misfire, max-instances) completed without running its steps.
+    if (wf.typedSearchAttributes.get(OUTCOME_SEARCH_ATTRIBUTE) !== undefined) continue;
+    const at = wf.closeTime.toISOString();
+    const seen = latest.get(jobId);
+    if (!seen || at > seen.at) latest.set(jobId, { at, workflowId: wf.workflowId, runId: wf.runId });
+  }
+  return latest;
+}
+
+/** The close time of the job's latest completed (not skipped) run, as visibility lists it; undefined when none. */
+export async function latestCompletedRun(client: Client, jobId: string): Promise<CompletedRun | undefined> {
+  const by = keywordEquals(SCHEDULED_BY_ID_ATTRIBUTE.name, jobId);
+  const query = by.clause ? `${COMPLETED_RUNS} AND ${by.clause}` : COMPLETED_RUNS;
+  let latest: CompletedRun | undefined;
+  let seen = 0;
+  // Listed newest first on every visibility store; the first page is read to be safe.
+  for await (const wf of readingClient(client).workflow.list({ query, pageSize: 100 })) {
+    if (++seen > (by.exact ? 100 : 1000)) break;
+    if (wf.typedSearchAttributes.get(SCHEDULED_BY_ID_ATTRIBUTE) !== jobId || !wf.closeTime) continue;
+    if (wf.typedSearchAttributes.get(OUTCOME_SEARCH_ATTRIBUTE) !== undefined) continue;
+    const at = wf.closeTime.toISOString();
+    if (!latest || at > latest.at) latest = { at, workflowId: wf.workflowId, runId: wf.runId };
+  }
+  return latest;
+}
+
+/** The per-job watchdogs (the release before) still running on `taskQueue`, by job id. */
+export async function runningWatchdogs(client: Client, taskQueue: string): Promise<string[]> {
+  const query = `WorkflowType = '${JOB_WATCHDOG_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND TaskQueue = ${queryLiteral(taskQueue)}`;
+  const ids: string[] = [];
+  for await (const wf of readingClient(client).workflow.list({ query })) ids.push(wf.workflowId);
+  return ids;
+}
+
+/** Runs `fn` over `items`, `width` at a time. */
+export async function eachLimited<T>(
+  items: T[],
+  width: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(width, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(lanes);
+}

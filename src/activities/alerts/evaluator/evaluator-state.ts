@@ -1,0 +1,69 @@
+import type { AlertEvaluatorCarry } from '../../../workflows/alerts/evaluator-defs';
+import type { ScheduleCounts, WatchdogConfig } from '../../../workflows/alerts/watchdog-defs';
+
+/*
+ * What the evaluator knows of one job, all of it derived: from the job's schedule (its alerts, the
+ * dead-man clock's start, the counts), from visibility (the runs that completed) and from the alerts
+ * already delivered (their workflow ids). Lost with the worker, rebuilt by the next evaluation activity.
+ */
+
+/** One job the evaluator watches. */
+export interface WatchedJob {
+  jobId: string;
+  config: WatchdogConfig;
+  /** When the schedule was created (the clock's start for a job written before `deadManSince`). */
+  createdAt: string;
+  /** The latest completed run's close time seen (ISO 8601), if any. */
+  lastSuccessAt?: string;
+  /** That run. */
+  lastRun?: { workflowId: string; runId: string };
+  /** Open silent period: the clock start its `silent` alert named (ISO 8601); absent when none is open. */
+  silentSince?: string;
+  /** The schedule's counters as last reported (or the baseline); absent before the first read. */
+  counts?: ScheduleCounts;
+  /** When they were read (ISO 8601). */
+  countsAt?: string;
+  /** When the counts are read next (epoch ms); Infinity without onMissed. */
+  countsDueAt: number;
+  /** The schedule's next nominal time as last read (epoch ms), if any. */
+  nextActionAt?: number;
+  paused: boolean;
+}
+
+/** What is carried from one evaluation activity to the next. */
+export type EvaluatorCarry = AlertEvaluatorCarry;
+
+/** After a nominal time, the counts are read this much later (the server counts a skip at the time itself). */
+export const COUNT_GRACE_MS = 30_000;
+/** The shortest spacing of two reads of one job's counts (a job that fires every second). */
+export const COUNT_CHECK_MS = 5 * 60_000;
+/** The longest sleep between two reads of the counts when the schedule names no next time. */
+export const IDLE_COUNT_CHECK_MS = 24 * 3600_000;
+
+/**
+ * Where the job's dead-man clock runs from: its latest completed run, never before the switch was set
+ * (`deadManSince`), nor before the schedule existed.
+ */
+export function clockStart(job: WatchedJob): string {
+  const candidates = [job.lastSuccessAt, job.config.deadManSince, job.createdAt].filter(
+    (t): t is string => t !== undefined,
+  );
+  return candidates.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a));
+}
+
+/** The dead-man deadline (epoch ms), or Infinity when none runs (no switch, or already silent). */
+export function deadlineOf(job: WatchedJob): number {
+  const within = job.config.expectSuccessWithinMs;
+  if (within === undefined || !job.config.onSilent || job.silentSince !== undefined) return Infinity;
+  return Date.parse(clockStart(job)) + within;
+}
+
+/**
+ * When the counts are read next: after the schedule's next nominal time, the only moment its counters can
+ * grow, plus a grace; no sooner than 5 minutes after this read; once a day when it names no next time.
+ */
+export function countsDueAfter(job: WatchedJob, now: number): number {
+  if (!job.config.onMissed) return Infinity;
+  const next = job.nextActionAt !== undefined ? job.nextActionAt + COUNT_GRACE_MS : now + IDLE_COUNT_CHECK_MS;
+  return Math.max(next, now + COUNT_CHECK_MS);
+}
