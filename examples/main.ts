@@ -1,7 +1,7 @@
 /*
  * `npm start`: the main job on the embedded default. Starts the Temporal dev server (SQLite under
- * .tflow/, Web UI on), a worker with the example steps, the watchdog worker of the jobs' dead-man
- * switches (docs/operations.md#on-call), and the example jobs of examples/jobs.ts (through plan and
+ * .tflow/, Web UI on), a worker with the example steps, the alert worker (createWatchdogWorker: it
+ * starts the shared alert evaluator of the jobs' dead-man switches, docs/operations.md#on-call), and the example jobs of examples/jobs.ts (through plan and
  * apply, as a deploy does); prints one line per finished run. Ctrl-C stops the worker, then the server. Set TEMPORAL_ADDRESS to use an existing server.
  */
 import { Client } from '@temporalio/client';
@@ -84,7 +84,8 @@ async function main(): Promise<void> {
     workflowBundle,
     onRunFinished: (e) => console.log(formatRun(e)),
   });
-  // The jobs' watchdogs (expectSuccessWithin) run here, on the tflow-watchdog task queue.
+  // The alert worker, on the tflow-watchdog task queue: it starts the queue's shared alert evaluator,
+  // which raises the jobs' dead-man (expectSuccessWithin) and counted-miss alerts.
   const watchdog = await createWatchdogWorker({
     ...(codec ? { codec } : {}),
     connection: nativeConnection,

@@ -5,8 +5,9 @@
  * machine only; 0.0.0.0 for a scraper elsewhere) (plus the job metrics, read from the server when
  * scraped), payloads encrypted with TFLOW_CODEC_KEYS when set. Logs are JSON lines on standard output at
  * TFLOW_LOG_LEVEL: the SDK's own and one per run started, finished, skipped and step retried. Many of
- * them may run against one cluster: Temporal starts each scheduled run once. It also runs a watchdog worker
- * (the jobs' dead-man switches, on the tflow-watchdog task queue), with the alert metrics on the same /metrics.
+ * them may run against one cluster: Temporal starts each scheduled run once. It also runs an alert worker
+ * (createWatchdogWorker: the shared alert evaluator of the jobs' dead-man switches and counted misses, on
+ * the tflow-watchdog task queue), with the alert metrics on the same /metrics.
  */
 import { existsSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
