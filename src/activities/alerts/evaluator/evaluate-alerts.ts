@@ -7,10 +7,17 @@ import {
   alertEvaluatorWorkflowId,
   type AlertEvaluatorActivities,
 } from '../../../workflows/alerts/evaluator-defs';
-import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../../../workflows/alerts/watchdog-defs';
+import { DEFAULT_WATCHDOG_TASK_QUEUE, watchdogWorkflowId } from '../../../workflows/alerts/watchdog-defs';
 import type { AlertEvaluation } from '../alert-activities';
 import { checkCounts, checkRecovered, checkSilent, sawSuccess, type CheckContext } from './evaluator-checks';
-import { completedRunsAfter, eachLimited, listJobIds, readJob, type JobReading } from './evaluator-sources';
+import {
+  completedRunsAfter,
+  eachLimited,
+  listJobIds,
+  readJob,
+  runningWatchdogs,
+  type JobReading,
+} from './evaluator-sources';
 import {
   COUNT_GRACE_MS,
   countsDueAfter,
@@ -73,6 +80,11 @@ interface Evaluator {
   reported: Record<string, { missedCatchupWindow: number; overlapSkipped: number }>;
   /** The activity that owns it: an older attempt still running on this process stops. */
   owner: object;
+  /**
+   * Jobs of the release before whose watchdog ran on this queue: their records name no queue, and they
+   * are this evaluator's (retire-watchdogs.ts writes the queue into them).
+   */
+  legacy: Set<string>;
 }
 
 /** The evaluators this process holds, by namespace and queue. */
@@ -94,8 +106,10 @@ function carryOf(ev: Evaluator, waves?: number): EvaluatorCarry {
   };
 }
 
-function belongsHere(reading: JobReading, taskQueue: string): boolean {
-  return reading.config !== undefined && (reading.alertQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE) === taskQueue;
+function belongsHere(reading: JobReading, taskQueue: string, legacy: Set<string>): boolean {
+  if (reading.config === undefined) return false;
+  if (reading.alertQueue === undefined && legacy.has(reading.jobId)) return true;
+  return (reading.alertQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE) === taskQueue;
 }
 
 /** The evaluation activity of every alert worker. */
@@ -126,12 +140,12 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       ev.failing.delete(jobId);
       opts.onEvaluation?.({ jobId, outcome: 'read', attempt: wasFailing.attempts + 1 });
     }
-    if (reading?.alertsLost && belongsHere(reading, ev.taskQueue)) {
+    if (reading?.alertsLost && belongsHere(reading, ev.taskQueue, ev.legacy)) {
       const error = `job "${jobId}" lost its alert targets ${reading.alertsLost.join(', ')} to an edit made outside temporal-flow: set them again (modifyJob, or apply its file)`;
       Context.current().log.error(error, { jobId });
       opts.onEvaluation?.({ jobId, outcome: 'failed', attempt: 1, error });
     }
-    return reading && belongsHere(reading, ev.taskQueue) ? reading : undefined;
+    return reading && belongsHere(reading, ev.taskQueue, ev.legacy) ? reading : undefined;
   }
 
   /** Takes a reading into the evaluator: a new job, or what changed of a known one. */
@@ -146,6 +160,8 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     };
     job.config = reading.config!;
     job.createdAt = reading.createdAt;
+    if (reading.alertQueue !== undefined) job.alertQueue = reading.alertQueue;
+    else delete job.alertQueue;
     job.paused = reading.paused;
     if (reading.nextActionAt !== undefined) job.nextActionAt = reading.nextActionAt;
     else delete job.nextActionAt;
@@ -204,9 +220,13 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       hintsDone: new Map(),
       reported: { ...(carry?.reported ?? {}) },
       owner: {},
+      legacy: new Set(),
     };
+    const watchdogs = await runningWatchdogs(client, taskQueue);
+    for (const workflowId of watchdogs) ev.legacy.add(workflowId.slice(watchdogWorkflowId('').length));
+    const known = new Map<string, unknown>([...ev.legacy].map((id) => [id, true]));
     // Carried: a job not in `reported` had counters at zero when its predecessor last looked.
-    await readAll(ev, client, await listJobIds(client), now, carry !== undefined);
+    await readAll(ev, client, await listJobIds(client, taskQueue, known), now, carry !== undefined);
     for (const [jobId, since] of Object.entries(carry?.silent ?? {})) {
       const job = ev.jobs.get(jobId);
       if (job && !(job.config.deadManSince && Date.parse(job.config.deadManSince) > Date.parse(since))) {
@@ -222,7 +242,7 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
         if (job) sawSuccess(job, run);
       }
     }
-    await retireWatchdogs(client, taskQueue, ev.jobs, carry === undefined, (jobId, err) =>
+    await retireWatchdogs(client, taskQueue, watchdogs, ev.jobs, carry === undefined, (jobId, err) =>
       failed(ev, jobId, err),
     );
     return ev;
@@ -233,8 +253,8 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     // 1. Alerts written since the last wave; every few minutes, every schedule (deleted ones, older jobs).
     const full = started - ev.fullListingAt >= FULL_LISTING_MS;
     const ids = full
-      ? await listJobIds(client)
-      : await listJobIds(client, new Date(ev.schedulesSeenUntil - VISIBILITY_LAG_MS));
+      ? await listJobIds(client, ev.taskQueue, ev.jobs)
+      : await listJobIds(client, ev.taskQueue, ev.jobs, new Date(ev.schedulesSeenUntil - VISIBILITY_LAG_MS));
     const toRead = new Set(ids);
     if (full) {
       for (const jobId of ev.jobs.keys()) if (!toRead.has(jobId)) toRead.add(jobId);

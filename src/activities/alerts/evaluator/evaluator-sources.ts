@@ -1,11 +1,15 @@
 import type { Client, ScheduleDescription } from '@temporalio/client';
 import { describeJobIfAny } from '../../../client/jobs/store/describe-job';
+import { decodeAlertsAttribute } from '../../../client/jobs/store/job-alerts-attribute';
 import { compileAlerts } from '../../../client/jobs/store/job-alerts';
 import { decodeJobRecord } from '../../../client/jobs/store/job-record';
 import { listSchedulesReadable, readingClient } from '../../../client/schedule-listing';
 import { keywordEquals, queryLiteral } from '../../../client/query-literal';
 import type { WatchdogConfig } from '../../../workflows/alerts/watchdog-defs';
-import { JOB_WATCHDOG_WORKFLOW_TYPE } from '../../../workflows/alerts/watchdog-defs';
+import {
+  DEFAULT_WATCHDOG_TASK_QUEUE,
+  JOB_WATCHDOG_WORKFLOW_TYPE,
+} from '../../../workflows/alerts/watchdog-defs';
 import {
   ALERTS_AT_SEARCH_ATTRIBUTE,
   ALERTS_SEARCH_ATTRIBUTE,
@@ -43,8 +47,39 @@ export interface CompletedRun {
   runId: string;
 }
 
-/** The ids of our jobs (schedules with a job record or alerts attribute) listed; `since`: alerts written after. */
-export async function listJobIds(client: Client, since?: Date): Promise<string[]> {
+/**
+ * Whether a listed job may need evaluating by `taskQueue`, from its `TflowAlerts` attribute alone (no
+ * describe): false when the attribute says it has no switch and no onMissed, or names another queue; true
+ * when it says otherwise, when it cannot be decoded here (the describe then says why), or is absent (a job
+ * written before the attribute: its alerts are in the action's memo).
+ */
+async function mayNeed(client: Client, jobId: string, text: unknown, taskQueue: string): Promise<boolean> {
+  if (typeof text !== 'string' || text === '') return true;
+  let attribute;
+  try {
+    attribute = await decodeAlertsAttribute(client.options.loadedDataConverter, jobId, text);
+  } catch {
+    return true;
+  }
+  const alerts = attribute?.alerts;
+  if (!attribute || !alerts) return attribute === undefined;
+  const evaluated =
+    alerts.onMissed !== undefined ||
+    (alerts.onSilent !== undefined && alerts.expectSuccessWithin !== undefined);
+  return evaluated && (attribute.queue ?? DEFAULT_WATCHDOG_TASK_QUEUE) === taskQueue;
+}
+
+/**
+ * The ids of our jobs (schedules with a job record or alerts attribute) that may need evaluating by
+ * `taskQueue` (see mayNeed), or that `known` holds (a job whose alerts were removed or moved must be read
+ * again to be dropped); `since`: only those whose alerts were written after it.
+ */
+export async function listJobIds(
+  client: Client,
+  taskQueue: string,
+  known: ReadonlyMap<string, unknown>,
+  since?: Date,
+): Promise<string[]> {
   const ids: string[] = [];
   const listing = since
     ? readingClient(client).schedule.list({
@@ -52,10 +87,11 @@ export async function listJobIds(client: Client, since?: Date): Promise<string[]
       })
     : listSchedulesReadable(client);
   for await (const s of listing) {
-    const ours =
-      s.typedSearchAttributes?.get(ALERTS_SEARCH_ATTRIBUTE) !== undefined ||
-      s.typedSearchAttributes?.get(JOB_SEARCH_ATTRIBUTE) !== undefined;
-    if (ours) ids.push(s.scheduleId);
+    const text = s.typedSearchAttributes?.get(ALERTS_SEARCH_ATTRIBUTE);
+    const ours = text !== undefined || s.typedSearchAttributes?.get(JOB_SEARCH_ATTRIBUTE) !== undefined;
+    if (!ours) continue;
+    if (known.has(s.scheduleId) || (await mayNeed(client, s.scheduleId, text, taskQueue)))
+      ids.push(s.scheduleId);
   }
   return ids;
 }

@@ -28,6 +28,8 @@ export interface WatchedJob {
   /** The schedule's next nominal time as last read (epoch ms), if any. */
   nextActionAt?: number;
   paused: boolean;
+  /** The alert queue its record names (absent: the default, or a job written before records named it). */
+  alertQueue?: string;
 }
 
 /** What is carried from one evaluation activity to the next. */

@@ -1,12 +1,14 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
+  DEFAULT_WATCHDOG_TASK_QUEUE,
   JOB_WATCHDOG_WORKFLOW_TYPE,
   watchdogStateQuery,
   watchdogWorkflowId,
 } from '../../../workflows/alerts/watchdog-defs';
 import { raiseOnce } from './evaluator-raise';
-import { runningWatchdogs } from './evaluator-sources';
+import { updateJob } from '../../../client/jobs/store/send-update';
+import { alertQueueUpdate } from '../../../client/jobs/store/build-updates';
 import type { WatchedJob } from './evaluator-state';
 
 /*
@@ -19,16 +21,20 @@ import type { WatchedJob } from './evaluator-state';
 
 const WATCHDOG_ID_PREFIX = watchdogWorkflowId('');
 
-/** Retires the watchdogs running on `taskQueue`; `takeCounts`: their counters become the jobs' baselines. */
+/**
+ * Retires the watchdogs (`watchdogs`: their workflow ids) running on `taskQueue`; `takeCounts`: their
+ * counters become the jobs' baselines.
+ */
 export async function retireWatchdogs(
   client: Client,
   taskQueue: string,
+  watchdogs: string[],
   jobs: Map<string, WatchedJob>,
   takeCounts: boolean,
   onFailure: (jobId: string, err: unknown) => void,
 ): Promise<number> {
   let retired = 0;
-  for (const workflowId of await runningWatchdogs(client, taskQueue)) {
+  for (const workflowId of watchdogs) {
     const jobId = workflowId.slice(WATCHDOG_ID_PREFIX.length);
     const job = jobs.get(jobId);
     const handle = client.workflow.getHandle(workflowId);
@@ -58,6 +64,11 @@ export async function retireWatchdogs(
           job.lastSuccessAt = state.lastSuccessAt;
         }
         if (takeCounts && state.counts && job.config.onMissed) job.counts = state.counts;
+        // Its record names no queue: it stays this evaluator's once its watchdog is gone.
+        if (job.alertQueue === undefined && taskQueue !== DEFAULT_WATCHDOG_TASK_QUEUE) {
+          await updateJob(client, jobId, (d) => alertQueueUpdate(d, taskQueue));
+          job.alertQueue = taskQueue;
+        }
       }
       await handle.terminate(
         `retired: the alert evaluator of task queue ${taskQueue} serves job "${jobId}" now`,

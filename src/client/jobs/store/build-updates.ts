@@ -177,6 +177,24 @@ export function finishedUpdate(d: ScheduleDescription): ScheduleWrite {
   };
 }
 
+/**
+ * The job with its record naming `alertQueue` (the alert evaluator that took a job of the release before
+ * over from its watchdog on that queue writes it, so that the job stays that evaluator's).
+ */
+export function alertQueueUpdate(d: ScheduleDescription, alertQueue: string): ScheduleWrite {
+  const record = decodeJobRecord(undefined, d.action.memo);
+  return {
+    update: {
+      ...d,
+      action: {
+        ...d.action,
+        memo: { ...d.action.memo, ...(record ? { [JOB_RECORD_MEMO_KEY]: { ...record, alertQueue } } : {}) },
+      },
+      searchAttributes: undefined,
+    },
+  };
+}
+
 /** One of our jobs as an update finds it: its state and the input of its runs. */
 interface CurrentJob extends JobState {
   readonly input: PipelineRunInput;
