@@ -61,6 +61,7 @@ const FEATURES = {
     semaphore: ['run'],
     alerts: ['run'],
     'dead-letters': ['run'],
+    'flow-control': ['run'],
     guards: ['run', 'semaphore', 'alerts'],
     tracing: ['idempotency'],
   },

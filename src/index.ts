@@ -46,6 +46,12 @@ export type {
   RemoteSteps,
   PipelineConcurrency,
   WhenFull,
+  BatchOptions,
+  DebounceOptions,
+  DedupeOptions,
+  FlowControlSpec,
+  FlowKey,
+  ThrottleOptions,
   PipelineLike,
   PipelineOptions,
   PipelineSpec,
@@ -120,6 +126,7 @@ export type { RunDescription, RunStep } from './client/runs';
 export { RUN_STATUSES } from './client/runs';
 export type { RunFilter } from './client/runs';
 export type { JobRun, JobRunStatus } from './client/runs';
+export type { SendEventOptions, SendReceipt } from './client/runs';
 
 // --- Dead letters
 export { RedriveError, DeadLetterNotFoundError } from './client/dead-letters';

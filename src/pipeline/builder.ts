@@ -1,4 +1,5 @@
 import { compileConcurrency, type PipelineConcurrency, type WhenFull } from './concurrency';
+import { compileFlowControl, type FlowControlOptions, type PipelineFlowControl } from './flow-control';
 import { compilePriority, type PriorityOptions, type PrioritySpec } from './priority';
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../parse/duration';
@@ -24,7 +25,10 @@ import { compileChain, compileChild, compileSleep, compileWaitFor } from './comp
 import type { ChildPipelineOptions, ThenOptions, WaitForOptions } from './compile-flow-nodes';
 
 /** Options of a pipeline. */
-export interface PipelineOptions<Steps = unknown, Remote extends RemoteSteps = RemoteSteps> {
+export interface PipelineOptions<
+  Steps = unknown,
+  Remote extends RemoteSteps = RemoteSteps,
+> extends FlowControlOptions {
   /** Whole-run timeout (`workflowExecutionTimeout`). @default none */
   timeout?: Duration;
   /**
@@ -125,6 +129,8 @@ export class Pipeline<Name extends string = string> {
     private readonly knownSteps: readonly string[] | undefined,
     /** The concurrency bound of its runs (`concurrencyKey`, `maxConcurrent`), if any. */
     readonly concurrency?: PipelineConcurrency,
+    /** How events sent to it become runs (`debounce`, `batch`, `throttle`, `dedupe`), if any. */
+    readonly flowControl?: PipelineFlowControl,
   ) {}
 
   /** Appends a step: it receives the previous step's result (the first step receives the run's args). */
@@ -336,6 +342,7 @@ export function pipeline<Steps = unknown, Remote extends RemoteSteps = Record<ne
   const stepTaskQueue =
     options.stepTaskQueue === undefined ? undefined : checkTaskQueue(options.stepTaskQueue, 'stepTaskQueue');
   const concurrency = compileConcurrency(options);
+  const flowControl = compileFlowControl(options);
   const timeoutMs =
     options.timeout === undefined
       ? undefined
@@ -356,6 +363,7 @@ export function pipeline<Steps = unknown, Remote extends RemoteSteps = Record<ne
     },
     knownStepNames(options.steps),
     concurrency,
+    flowControl,
   );
 }
 
@@ -367,6 +375,10 @@ const PIPELINE_OPTIONS = [
   'maxConcurrent',
   'maxConcurrentTotal',
   'whenFull',
+  'debounce',
+  'batch',
+  'throttle',
+  'dedupe',
   'remote',
   'stepTaskQueue',
   'priority',

@@ -10,6 +10,16 @@ export type {
 export type { RetryOptions, StepOptions } from './compile-step';
 export { WHEN_FULL } from './concurrency';
 export type { PipelineConcurrency, WhenFull } from './concurrency';
+export { compileFlowControl, FLOW_CONTROL_KINDS } from './flow-control';
+export type {
+  BatchOptions,
+  DebounceOptions,
+  DedupeOptions,
+  FlowControlSpec,
+  FlowKey,
+  PipelineFlowControl,
+  ThrottleOptions,
+} from './flow-control';
 export type { ChildPipelineOptions, ThenOptions, WaitForOptions } from './compile-flow-nodes';
 export { WORKFLOW_ID_PLACEHOLDERS } from './workflow-id';
 export type { WorkflowIdPlaceholder } from './workflow-id';

@@ -7,6 +7,7 @@ export { jobWatchdogWorkflow } from './alerts/watchdog-workflow';
 export { tflowAlertEvaluatorWorkflow } from './alerts/evaluator-workflow';
 export { tflowAlertDeliveryWorkflow } from './alerts/delivery-workflow';
 export { deadLetterWorkflow } from './dead-letters/dead-letter-workflow';
+export { tflowFlowControlWorkflow } from './flow-control/flow-control-workflow';
 export type {
   JobErrorEvent,
   PipelineFailureDetails,

@@ -53,7 +53,7 @@ const sinks = {
 };
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, the shared alert evaluator and its deliveries, a run that tells no watchdog, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity), local steps, a failing onFailure hook, steps served on other task queues, capped keys under a total (round-robin, cancel-in-progress, skip)', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, the shared alert evaluator and its deliveries, a run that tells no watchdog, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity), local steps, a failing onFailure hook, steps served on other task queues, capped keys under a total (round-robin, cancel-in-progress, skip), flow control (debounce, batch, dedupe)', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'alert-delivery-silent.json',
@@ -65,6 +65,9 @@ describe('replay of recorded histories', () => {
         'capped-keys-skipped.json',
         'chain.json',
         'concurrency-key-queued.json',
+        'flow-control-batch.json',
+        'flow-control-debounce.json',
+        'flow-control-dedupe.json',
         'concurrency-key-reasked.json',
         'concurrency-semaphore.json',
         'concurrency-semaphore-checked.json',
@@ -146,6 +149,14 @@ describe('replay of recorded histories', () => {
       ['startChildWorkflowExecutionInitiatedEventAttributes', 'childWorkflowExecutionStartedEventAttributes'],
     ],
     ['chained-delay.json', ['timerFiredEventAttributes', 'activityTaskCompletedEventAttributes']],
+    // Flow control: events taken by update, runs started as children.
+    [
+      'flow-control-batch.json',
+      [
+        'workflowExecutionUpdateAcceptedEventAttributes',
+        'startChildWorkflowExecutionInitiatedEventAttributes',
+      ],
+    ],
     // cancel-in-progress: the semaphore asks the oldest run to cancel; that run waits for its step to stop.
     ['capped-keys-semaphore.json', ['requestCancelExternalWorkflowExecutionInitiatedEventAttributes']],
     [

@@ -15,5 +15,6 @@ export { listRuns, RUN_STATUSES, type RunFilter, runQuery } from './run-list';
 export { runMetadata, type RunMetadata } from './run-metadata';
 export { runProgress, RunSignalError, signalRun } from './run-signal';
 export { checkKnownSteps, concurrencyKeyOf, runStartOptions } from './run-start';
+export { flowKeyOf, sendEvent, type SendEventOptions, type SendReceipt } from './run-send';
 export { type JobRun, type JobRunStatus } from './run-types';
 export { failureOf, newestWithFailures, toRun } from './run-visibility';

@@ -20,6 +20,7 @@ import { checkWorkflowIdTemplate, renderWorkflowId } from '../../pipeline/workfl
 import { runProgress, signalRun } from './run-signal';
 import { runOccurrence } from '../../workflows/idempotency/occurrence';
 import { checkKnownSteps, concurrencyKeyOf, runStartOptions } from './run-start';
+import { sendEvent, type SendEventOptions, type SendReceipt } from './run-send';
 import { translateServiceError } from '../errors';
 import { resolveTracing, tracedClient, type TracingOption } from '../tracing';
 import { knownStepNames } from '../../pipeline/builder';
@@ -180,6 +181,18 @@ export class PipelineClient {
       }
       throw err;
     }
+  }
+
+  /**
+   * Sends an event (the args of a run) to a pipeline with `debounce`, `batch`, `throttle` or `dedupe`:
+   * resolves once the flow control of its key holds it, or deduplicated it (docs/pipelines.md, "Debounce,
+   * batch, throttle and dedupe"). Its runs start on this client's task queue.
+   *
+   * @throws InvalidArgumentError for a pipeline without flow control, or a key function that fails.
+   */
+  send(p: PipelineLike, args: unknown[] = [], opts: SendEventOptions = {}): Promise<SendReceipt> {
+    checkKnownSteps(toPipelineSpec(p), this.knownSteps);
+    return sendEvent(this.client, this.options.taskQueue, p, args, opts);
   }
 
   /**
