@@ -126,9 +126,30 @@ export function checkAlerts(h: History, v: Violation[], tally: Tally): void {
   }
 }
 
-/** Faults that hold a watchdog's timer or delivery back: the server, or the watchdog worker, down. */
+/**
+ * How long after its restart a SIGKILLed alert worker may still hold the alerts back. Since f2f59e3 one
+ * shared evaluator per alert queue evaluates every job, as one long activity (an hour of 5 s waves) with a
+ * 30 s heartbeat timeout (src/workflows/alerts/evaluator-workflow.ts). Temporal learns that an activity's
+ * worker is gone only when its heartbeat timeout passes, and only then retries the attempt
+ * (https://docs.temporal.io/encyclopedia/detecting-activity-failures, "Activity Heartbeats"): a restarted
+ * worker has nothing to run until then. Seen at seed 20261201 (90 s, 17:31 UTC): the alert worker killed at
+ * 17:31:02.4 and back at 17:31:08.1; the evaluator's next alert (a `recovered` for a run that completed at
+ * 17:31:05.2) came at 17:31:33.8, and the job was removed at rest before the silent period after that run
+ * could be raised.
+ */
+export const EVALUATOR_RESUME_MS = 30_000;
+
+/**
+ * Faults that hold the alerts' timer or delivery back: the server down, or the alert worker down (and for
+ * {@link EVALUATOR_RESUME_MS} after it is back).
+ */
 const holdsWatchdog = (h: History, lo: number, hi: number) =>
-  h.faults.some((f) => (isServerFault(f) || f.kind === 'alert-worker-kill') && f.t0 <= hi && f.t1 >= lo);
+  h.faults.some(
+    (f) =>
+      f.t0 <= hi &&
+      ((isServerFault(f) && f.t1 >= lo) ||
+        (f.kind === 'alert-worker-kill' && f.t1 + EVALUATOR_RESUME_MS >= lo)),
+  );
 
 /**
  * The dead-man switch (expectSuccessWithin E, onSilent), judged from the completed runs (each tells the

@@ -379,6 +379,22 @@ describe('the checker invariants, each shown to fire', () => {
       ]);
     });
 
+    it('good twin: no silent alert while the alert worker was down, or in the evaluator heartbeat timeout after', () => {
+      // Killed at 0-1 s: the evaluator's attempt is retried only at its 30 s heartbeat timeout (31 s), and
+      // the silent alert was due from 27.5 s.
+      const { h } = silentJob();
+      h.faults.push({ kind: 'alert-worker-kill', t0: at(0), t1: at(1_000) });
+      expect(checkHistory(h).violations).toEqual([]);
+    });
+
+    it('a missing silent alert due more than the heartbeat timeout after the alert worker came back', () => {
+      const { h } = silentJob();
+      h.faults.push({ kind: 'alert-worker-kill', t0: at(-4_000), t1: at(-3_000) });
+      expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+        expect.stringContaining('but no silent alert arrived'),
+      ]);
+    });
+
     it('a missing recovered alert after the job completed runs again', () => {
       const { h, silent } = silentJob();
       alert(h, silent, 28_700);
