@@ -1,17 +1,19 @@
 /*
- * A job is one unit: its schedule (the source of truth) and its watchdog converge whatever dies between
- * the two writes. The client is a real process (test/chaos/scheduler-process.ts) SIGKILLed right after
- * the server answered its first write; the server is a real dev server stopped right after it accepted
- * the schedule. Checked: a create whose watchdog never started is reported by `tflow doctor` and repaired
- * by `--repair` (its dead-man switch then alerts) or by the job's next write; a remove whose watchdog
- * signal never came sends no false "silent" alert; a past-due one-off rewritten with replaceExisting
- * whose backfill never came stays listed, is reported and runs once repaired; and a create whose rollback
- * failed too throws the original error, the rollback's attached.
+ * A job is one unit: its schedule, written by one call, whose alerts the shared alert evaluator of its
+ * alert queue reads from it. Checked against real faults:
+ * - a client process (test/chaos/scheduler-process.ts) SIGKILLed at each call of a create or a remove of
+ *   an alerting job, right after the server answered it: there is either no job (and no page for it,
+ *   ever: no per-job workflow left running) or the whole job, its alerts included, whose dead-man switch
+ *   pages once;
+ * - the evaluator workflow terminated: `tflow doctor` reports 'evaluator-missing' for its queue, no page
+ *   comes meanwhile, and `repairJobDisagreement` starts it again (the switch then pages);
+ * - a past-due one-off rewritten with replaceExisting, killed between its update and its backfill: it is
+ *   reported as owing its run and runs once repaired;
+ * - a real dev server stopped right after it accepted the create's first write, and a create while it is
+ *   down: each throws a typed error and, once the server is back, no job exists.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InterceptingCall, status as GrpcStatus, type Interceptor } from '@grpc/grpc-js';
@@ -20,7 +22,7 @@ import {
   Connection,
   defaultGrpcRetryOptions,
   makeGrpcRetryInterceptor,
-  WorkflowNotFoundError,
+  ScheduleNotFoundError,
 } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
@@ -30,17 +32,16 @@ import { readEnv } from '../../src/config';
 import { DevServer } from '../../src/devserver/dev-server';
 import { pipeline } from '../../src/pipeline';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
-import type { JobAlertEvent } from '../../src/workflows/alert-types';
-import { watchdogStateQuery, watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
+import { alertEvaluatorWorkflowId } from '../../src/workflows/alerts/evaluator-defs';
 import type { DoctorReport } from '../../src/setup/doctor-types';
+import { ALERT_EVALUATOR_WORKFLOW_TYPE, waitForWaves } from '../helpers/alert-evaluator';
+import { startAlertHook, type AlertHook } from '../helpers/alert-hook';
 import { runTflow } from '../helpers/plain-server';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 import type { SchedulerOperation } from './scheduler-process';
 
-const received: JobAlertEvent[] = [];
-let hook: Server;
-let hookUrl: string;
-const postsOf = (jobId: string) => received.filter((e) => e.jobId === jobId);
+let hook: AlertHook;
+const silentOf = (jobId: string) => hook.postsOf(jobId, 'silent');
 
 const steps = {
   async work(x: number) {
@@ -50,54 +51,46 @@ const steps = {
 const work = pipeline('unit-work', { steps }).step('work');
 
 let t: TestContext;
-let watchdogQueue: string;
+let alertQueue: string;
 let scheduler: PipelineScheduler;
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
-let stopWatchdogWorker: () => Promise<void> = async () => undefined;
+let stopAlertWorker: () => Promise<void> = async () => undefined;
 
 beforeAll(async () => {
-  hook = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      received.push(JSON.parse(body) as JobAlertEvent);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
+  hook = await startAlertHook();
   t = await connectTest('job-unit');
-  watchdogQueue = `${t.taskQueue}-watchdog`;
+  alertQueue = `${t.taskQueue}-alerts`;
   await t.startWorker(steps);
-  const watchdogWorker = await createWatchdogWorker({
+  const alertWorker = await createWatchdogWorker({
     connection: t.nativeConnection,
     namespace: t.namespace,
-    taskQueue: watchdogQueue,
+    taskQueue: alertQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
+    evaluator: { waveMs: 1_000, heartbeatTimeoutMs: 3_000 },
   });
-  stopWatchdogWorker = async () => {
-    watchdogWorker.shutdown();
+  const running = alertWorker.run();
+  stopAlertWorker = async () => {
+    alertWorker.shutdown();
     await running;
   };
-  const running = watchdogWorker.run();
   scheduler = new PipelineScheduler(t.client, {
     taskQueue: t.taskQueue,
     steps,
-    watchdogTaskQueue: watchdogQueue,
+    watchdogTaskQueue: alertQueue,
   });
 });
 afterAll(async () => {
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await stopWatchdogWorker();
+  await stopAlertWorker();
   await t?.close();
-  await new Promise((resolve) => hook?.close(resolve));
+  await hook?.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A scheduler process, connected and waiting for its operation. */
-async function startScheduler(haltAfter: string): Promise<ChildProcess> {
+/** A scheduler process, connected and waiting for its operation; `calls` fills with the calls it sends. */
+async function startScheduler(haltAfter: string): Promise<{ child: ChildProcess; calls: string[] }> {
   const child = spawn(
     process.execPath,
     [
@@ -107,51 +100,194 @@ async function startScheduler(haltAfter: string): Promise<ChildProcess> {
       inject('temporalAddress'),
       t.namespace,
       t.taskQueue,
-      watchdogQueue,
+      alertQueue,
       haltAfter,
     ],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   children.push(child);
+  const calls: string[] = [];
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
+      const text = chunk.toString();
+      for (const m of text.matchAll(/^call (\w+)$/gm)) calls.push(m[1]!);
+      if (text.includes('ready')) resolve();
     });
     child.once('exit', (code) => reject(new Error(`scheduler process exited early with ${code}`)));
   });
-  return child;
+  return { child, calls };
 }
 
 /**
- * Sends the operation, waits until the server answered the write named at start (the process holds that
- * answer and every call after it), then SIGKILLs the process.
+ * Sends the operation, waits until the server answered the call named at start (the process holds that
+ * answer and every call after it), then SIGKILLs the process. False when the operation finished instead
+ * (it never made that call).
  */
-async function killAfterFirstWrite(child: ChildProcess, op: SchedulerOperation): Promise<void> {
-  const halted = new Promise<void>((resolve, reject) => {
+async function killAfterAnswer(child: ChildProcess, op: SchedulerOperation): Promise<boolean> {
+  const halted = new Promise<boolean>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
-      if (text.includes('halted')) resolve();
-      if (text.includes('done')) reject(new Error('the operation finished: it was not halted'));
+      if (text.includes('halted')) resolve(true);
+      if (text.includes('done')) resolve(false);
     });
     child.once('exit', (code) => reject(new Error(`scheduler process exited with ${code}`)));
   });
   child.stdin!.write(`${JSON.stringify(op)}\n`);
-  await halted;
+  const wasHalted = await halted;
   const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
   child.kill('SIGKILL');
   expect(await exited).toBe('SIGKILL');
+  return wasHalted;
 }
 
-async function watchdogStatus(jobId: string): Promise<string> {
+/** The job as getJob reads it, or 'none'. */
+async function jobOrNone(jobId: string) {
   try {
-    return (await t.client.workflow.getHandle(watchdogWorkflowId(jobId)).describe()).status.name;
+    return await scheduler.getJob(jobId);
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return 'NONE';
+    if (err instanceof JobNotFoundError) return 'none' as const;
     throw err;
   }
 }
 
-async function doctor(...extra: string[]): Promise<DoctorReport> {
+/** Workflows running on the alert queue (besides its evaluator) whose id names the job. */
+async function runningFor(jobId: string): Promise<string[]> {
+  const ids: string[] = [];
+  const query = `TaskQueue = '${alertQueue}' AND ExecutionStatus = 'Running'`;
+  for await (const wf of t.client.workflow.list({ query })) {
+    if (wf.type !== ALERT_EVALUATOR_WORKFLOW_TYPE && wf.workflowId.includes(jobId)) ids.push(wf.workflowId);
+  }
+  return ids;
+}
+
+const failed = (what: string) => (err: unknown) =>
+  `${what}: ${err instanceof Error ? err.message : String(err)}`;
+
+/**
+ * What a killed writer left of a job, in words. It must be 'whole, paged once' (the job, its alerts as
+ * written, whose switch of `withinMs` pages once: the job is paused, no run) or 'none' (no job, never
+ * paged, nothing of it running on the alert queue). Waits for the page, or past the deadline the job
+ * would have had plus 3 evaluator waves.
+ */
+async function leftOf(
+  jobId: string,
+  within: string,
+  withinMs: number,
+  url: string,
+  since: number,
+): Promise<string> {
+  const job = await jobOrNone(jobId);
+  if (job !== 'none') {
+    const alerts = !job.foreign && job.alerts;
+    const expected = { expectSuccessWithin: within, onSilent: { webhook: { url } } };
+    if (JSON.stringify(alerts) !== JSON.stringify(expected))
+      return `half: its alerts are ${JSON.stringify(alerts)}`;
+    const paged = await waitFor(
+      `the silent alert of ${jobId}`,
+      async () => (silentOf(jobId).length > 0 ? silentOf(jobId) : undefined),
+      withinMs + 30_000,
+    ).then(() => undefined, failed('the job, never paged'));
+    if (paged) return paged;
+    expect(silentOf(jobId)[0]).toMatchObject({
+      kind: 'silent',
+      jobId,
+      schedule: 'paused',
+      expectSuccessWithinMs: withinMs,
+    });
+    const waves = await waitForWaves(t.client, alertQueue, 3).then(
+      () => undefined,
+      failed('no evaluator waves'),
+    );
+    if (waves) return waves;
+    const posts = hook.postsOf(jobId).length;
+    return posts === 1 ? 'whole, paged once' : `whole, paged ${posts} times`;
+  }
+  await waitFor(
+    `the deadline ${jobId} would have had to pass`,
+    async () => (Date.now() > since + withinMs + 1_000 ? true : undefined),
+    withinMs + 5_000,
+  );
+  const running = await runningFor(jobId);
+  if (running.length > 0) return `none, but still running for it: ${running.join(', ')}`;
+  const waves = await waitForWaves(t.client, alertQueue, 3).then(
+    () => undefined,
+    failed('no evaluator waves'),
+  );
+  if (waves) return waves;
+  const posts = hook.postsOf(jobId).length;
+  return posts === 0 ? 'none' : `none, paged ${posts} times`;
+}
+
+describe('a client process SIGKILLed in the middle of a create of an alerting job', () => {
+  it('leaves no job or the whole job, whose dead-man switch pages once, at whichever call it died', async () => {
+    // The calls a create makes, each answered by the server before the kill: the alert queue's evaluator
+    // made sure of (a start of a running workflow: no change), then the schedule.
+    const haltPoints = ['StartWorkflowExecution', 'CreateSchedule'];
+    const outcomes = await Promise.all(
+      haltPoints.map(async (haltAfter) => {
+        const jobId = t.uid(`created-${haltAfter}`);
+        const url = `${hook.url}/created`;
+        const { child, calls } = await startScheduler(haltAfter);
+        const since = Date.now();
+        const halted = await killAfterAnswer(child, {
+          op: 'create',
+          jobId,
+          hookUrl: url,
+          expectSuccessWithin: '4s',
+        });
+        const left = await leftOf(jobId, '4s', 4_000, url, since);
+        if ((await jobOrNone(jobId)) !== 'none') await scheduler.removeJob(jobId);
+        return { haltAfter, halted, calls, left };
+      }),
+    );
+    expect(outcomes).toEqual([
+      { haltAfter: 'StartWorkflowExecution', halted: true, calls: ['StartWorkflowExecution'], left: 'none' },
+      {
+        haltAfter: 'CreateSchedule',
+        halted: true,
+        calls: ['StartWorkflowExecution', 'CreateSchedule'],
+        left: 'whole, paged once',
+      },
+    ]);
+  }, 120_000);
+});
+
+describe('a client process SIGKILLed in the middle of a remove of an alerting job', () => {
+  it('leaves the whole job (which pages) or no job, never paged, nothing of it running', async () => {
+    const haltPoints = ['DescribeSchedule', 'DeleteSchedule'];
+    const outcomes = await Promise.all(
+      haltPoints.map(async (haltAfter) => {
+        const jobId = t.uid(`removed-${haltAfter}`);
+        const url = `${hook.url}/removed`;
+        const { child, calls } = await startScheduler(haltAfter);
+        const since = Date.now();
+        await scheduler.scheduleInterval(work, {
+          jobId,
+          every: '1h',
+          args: [1],
+          paused: true,
+          expectSuccessWithin: '8s',
+          onSilent: { webhook: { url } },
+        });
+        const halted = await killAfterAnswer(child, { op: 'remove', jobId });
+        const left = await leftOf(jobId, '8s', 8_000, url, since);
+        if ((await jobOrNone(jobId)) !== 'none') await scheduler.removeJob(jobId);
+        return { haltAfter, halted, calls, left };
+      }),
+    );
+    expect(outcomes).toEqual([
+      { haltAfter: 'DescribeSchedule', halted: true, calls: ['DescribeSchedule'], left: 'whole, paged once' },
+      {
+        haltAfter: 'DeleteSchedule',
+        halted: true,
+        calls: ['DescribeSchedule', 'DeleteSchedule'],
+        left: 'none',
+      },
+    ]);
+  }, 120_000);
+});
+
+async function doctor(): Promise<DoctorReport> {
   const r = await runTflow([
     'doctor',
     '--json',
@@ -162,118 +298,68 @@ async function doctor(...extra: string[]): Promise<DoctorReport> {
     '--task-queue',
     t.taskQueue,
     '--watchdog-task-queue',
-    watchdogQueue,
-    ...extra,
+    alertQueue,
   ]);
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout) as DoctorReport;
 }
 
-const partsOf = (r: DoctorReport) => r.checks.find((c) => c.id === 'job-parts')!;
-
-/** A job is judged once its last write is 10 s old (it may still be between its two writes before). */
-async function settled(jobId: string): Promise<void> {
-  const d = await t.client.schedule.getHandle(jobId).describe();
-  const at = (d.info.lastUpdatedAt ?? d.info.createdAt).getTime() + 10_500;
-  await waitFor('the job to be 10 s old', async () => (Date.now() >= at ? true : undefined), 30_000);
-}
-
-describe('a create killed between the schedule and the watchdog', () => {
-  it('is reported by tflow doctor, repaired by --repair (its dead-man switch then alerts), and then reported clean', async () => {
-    const jobId = t.uid('created');
-    const child = await startScheduler('CreateSchedule');
-    await killAfterFirstWrite(child, {
-      op: 'create',
-      jobId,
-      hookUrl: `${hookUrl}/created`,
-      expectSuccessWithin: '3s',
-    });
-    // Half a job: the schedule with its alerts, no watchdog.
-    const job = await scheduler.getJob(jobId);
-    expect(!job.foreign && job.alerts?.expectSuccessWithin).toBe('3s');
-    expect(await watchdogStatus(jobId)).toBe('NONE');
-
-    await settled(jobId);
-    const before = partsOf(await doctor());
-    expect(before.status).toBe('warn');
-    expect(before.summary).toContain(`job "${jobId}" has alerts that need a watchdog`);
-    expect(before.fix).toContain('npx tflow doctor --repair');
-
-    const repaired = partsOf(await doctor('--repair'));
-    expect(repaired.summary).toContain(`watchdog-missing ${jobId}`);
-    const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
-    await waitFor('the repaired watchdog to read the job', async () =>
-      (await watchdog.query(watchdogStateQuery)).config?.expectSuccessWithinMs === 3_000 ? true : undefined,
-    );
-    // The dead-man switch runs: the paused job has no run, and goes silent.
-    const [silent] = await waitFor(
-      'the silent alert',
-      async () => (postsOf(jobId).length > 0 ? postsOf(jobId) : undefined),
-      30_000,
-    );
-    expect(silent).toMatchObject({ kind: 'silent', jobId, schedule: 'paused' });
-
-    const after = partsOf(await doctor());
-    expect(after.summary).not.toContain(jobId);
-    await scheduler.removeJob(jobId);
-  }, 180_000);
-
-  it("is repaired by the job's next write", async () => {
-    const jobId = t.uid('next-write');
-    const child = await startScheduler('CreateSchedule');
-    await killAfterFirstWrite(child, {
-      op: 'create',
-      jobId,
-      hookUrl: `${hookUrl}/next-write`,
-      expectSuccessWithin: '1h',
-    });
-    expect(await watchdogStatus(jobId)).toBe('NONE');
-    await scheduler.modifyJob(jobId, { note: 'any write' });
-    expect(await watchdogStatus(jobId)).toBe('RUNNING');
-    const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
-    await waitFor('the watchdog to read the job', async () =>
-      (await watchdog.query(watchdogStateQuery)).config?.expectSuccessWithinMs === 3_600_000
-        ? true
-        : undefined,
-    );
-    const found = await findJobDisagreements(t.client, { settleMs: 0, watchdogTaskQueue: watchdogQueue });
-    expect(found.filter((f) => f.jobId === jobId)).toEqual([]);
-    await scheduler.removeJob(jobId);
-    await waitFor('the watchdog to end with its job', async () =>
-      (await watchdogStatus(jobId)) === 'COMPLETED' ? true : undefined,
-    );
-  }, 120_000);
-});
-
-describe('a remove killed between deleting the schedule and signalling the watchdog', () => {
-  it('sends no silent alert for the deleted job: the watchdog reads the schedule at its deadline and ends quietly', async () => {
-    const jobId = t.uid('removed');
-    const child = await startScheduler('DeleteSchedule');
+describe('the alert evaluator terminated', () => {
+  it('is reported by tflow doctor as evaluator-missing, pages nothing meanwhile, and once repaired the switch pages', async () => {
+    const jobId = t.uid('no-evaluator');
+    const evaluator = t.client.workflow.getHandle(alertEvaluatorWorkflowId(alertQueue));
+    expect((await evaluator.describe()).status.name).toBe('RUNNING');
     await scheduler.scheduleInterval(work, {
       jobId,
       every: '1h',
       args: [1],
       paused: true,
-      expectSuccessWithin: '8s',
-      onSilent: { webhook: { url: `${hookUrl}/removed` } },
+      expectSuccessWithin: '10s',
+      onSilent: { webhook: { url: `${hook.url}/no-evaluator` } },
     });
-    const watchdog = t.client.workflow.getHandle(watchdogWorkflowId(jobId));
-    await waitFor('the watchdog to read the job', async () =>
-      (await watchdog.query(watchdogStateQuery)).config?.expectSuccessWithinMs === 8_000 ? true : undefined,
-    );
-    await killAfterFirstWrite(child, { op: 'remove', jobId });
-    await expect(scheduler.getJob(jobId)).rejects.toBeInstanceOf(JobNotFoundError);
-    // The signal never came: the watchdog still runs, with the deleted job's deadline ahead of it.
-    expect(await watchdogStatus(jobId)).toBe('RUNNING');
-    const found = await findJobDisagreements(t.client, { settleMs: 0 });
-    expect(found.filter((f) => f.jobId === jobId).map((f) => f.kind)).toEqual(['watchdog-orphaned']);
-
+    await evaluator.terminate('job-unit test: the evaluator is gone');
+    const created = (await t.client.schedule.getHandle(jobId).describe()).info.createdAt.getTime();
+    // Nothing evaluates the job: its deadline passes with no page.
     await waitFor(
-      'the watchdog to end at its deadline',
-      async () => ((await watchdogStatus(jobId)) === 'COMPLETED' ? true : undefined),
-      40_000,
+      'the deadline to pass with no evaluator',
+      async () => (Date.now() > created + 12_000 ? true : undefined),
+      30_000,
     );
-    expect(postsOf(jobId)).toEqual([]);
+    expect(hook.postsOf(jobId)).toEqual([]);
+
+    const parts = (await doctor()).checks.find((c) => c.id === 'job-parts')!;
+    expect(parts.status).toBe('warn');
+    expect(parts.summary).toContain(`no alert evaluator runs for task queue "${alertQueue}"`);
+    const found = (await findJobDisagreements(t.client, { settleMs: 0 })).filter(
+      (f) => f.taskQueue === alertQueue,
+    );
+    expect(found).toEqual([
+      expect.objectContaining({
+        kind: 'evaluator-missing',
+        jobId: alertEvaluatorWorkflowId(alertQueue),
+        taskQueue: alertQueue,
+      }),
+    ]);
+
+    await repairJobDisagreement(t.client, found[0]!);
+    expect((await evaluator.describe()).status.name).toBe('RUNNING');
+    const [silent] = await waitFor(
+      'the silent alert once the evaluator runs again',
+      async () => (silentOf(jobId).length > 0 ? silentOf(jobId) : undefined),
+      30_000,
+    );
+    expect(silent).toMatchObject({
+      kind: 'silent',
+      jobId,
+      schedule: 'paused',
+      expectSuccessWithinMs: 10_000,
+    });
+    expect(
+      (await findJobDisagreements(t.client, { settleMs: 0 })).filter((f) => f.taskQueue === alertQueue),
+    ).toEqual([]);
+    await waitForWaves(t.client, alertQueue, 3);
+    expect(hook.postsOf(jobId)).toHaveLength(1);
+    await scheduler.removeJob(jobId);
   }, 120_000);
 });
 
@@ -285,8 +371,8 @@ describe('a past-due one-off rewritten with replaceExisting, killed between its 
     await waitFor('a run of the interval job', async () =>
       (await scheduler.getHistory(jobId)).some((r) => r.status === 'completed') ? true : undefined,
     );
-    const child = await startScheduler('UpdateSchedule');
-    await killAfterFirstWrite(child, { op: 'replace-due', jobId });
+    const { child } = await startScheduler('UpdateSchedule');
+    await killAfterAnswer(child, { op: 'replace-due', jobId });
     const job = await scheduler.getJob(jobId);
     expect(!job.foreign && 'runAt' in job.trigger).toBe(true);
     expect(!job.foreign && job.remainingActions).toBe(0);
@@ -311,20 +397,14 @@ describe('a past-due one-off rewritten with replaceExisting, killed between its 
     });
     const result = await t.client.workflow.getHandle(run.workflowId, run.runId).result();
     expect(result).toMatchObject({ output: 3 });
-    await waitFor('the spent one-off to be deleted', async () => {
-      try {
-        await scheduler.getJob(jobId);
-        return undefined;
-      } catch (err) {
-        if (err instanceof JobNotFoundError) return true;
-        throw err;
-      }
-    });
+    await waitFor('the spent one-off to be deleted', async () =>
+      (await jobOrNone(jobId)) === 'none' ? true : undefined,
+    );
   }, 120_000);
 });
 
-describe('a create whose server stops between the schedule and the watchdog', () => {
-  it('throws the watchdog start error with the failed rollback attached, and the job is repaired once the server is back', async () => {
+describe('a create while the server stops or is down', () => {
+  it('throws ServerUnreachableError and creates nothing, whichever of its writes the server accepted', async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'tflow-job-unit-'));
     dirs.push(home);
     const opts = {
@@ -338,17 +418,19 @@ describe('a create whose server stops between the schedule and the watchdog', ()
     };
     let server = await DevServer.start(opts);
     const port = Number(server.address.split(':').pop());
-    let stopped = false;
-    // Stops the server once it accepted the schedule, before the caller hears of it.
-    const stopAfterCreate: Interceptor = (options, nextCall) =>
+    let stoppedAfter: string | undefined;
+    const writes = ['StartWorkflowExecution', 'SignalWithStartWorkflowExecution', 'CreateSchedule'];
+    // Stops the server once it accepted the create's first write, before the caller hears of it.
+    const stopAfterFirstWrite: Interceptor = (options, nextCall) =>
       new InterceptingCall(nextCall(options), {
         start(metadata, listener, next) {
           next(metadata, {
             onReceiveStatus(status, nextStatus) {
-              const created =
-                options.method_definition.path.endsWith('/CreateSchedule') && status.code === GrpcStatus.OK;
-              if (!created || stopped) return nextStatus(status);
-              stopped = true;
+              const method = options.method_definition.path.split('/').pop()!;
+              if (stoppedAfter || !writes.includes(method) || status.code !== GrpcStatus.OK) {
+                return nextStatus(status);
+              }
+              stoppedAfter = method;
               void server.stop().then(() => nextStatus(status));
             },
           });
@@ -356,46 +438,53 @@ describe('a create whose server stops between the schedule and the watchdog', ()
       });
     const connection = await Connection.connect({
       address: server.address,
-      interceptors: [stopAfterCreate, makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 3 }))],
+      interceptors: [
+        stopAfterFirstWrite,
+        makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 3 })),
+      ],
     });
-    const jobId = 'unit-rollback';
+    const jobIds = ['unit-stopped', 'unit-down'];
+    const create = (own: PipelineScheduler, jobId: string) =>
+      own
+        .scheduleInterval(work, {
+          jobId,
+          every: '1h',
+          paused: true,
+          expectSuccessWithin: '1h',
+          onSilent: { webhook: { url: `${hook.url}/stopped` } },
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
     try {
       const own = new PipelineScheduler(new Client({ connection, namespace: server.namespace }), {
-        taskQueue: 'unit-rollback',
-        watchdogTaskQueue: 'unit-rollback-watchdog',
+        taskQueue: 'unit-stopped',
+        watchdogTaskQueue: 'unit-stopped-alerts',
       });
-      const attempt = own.scheduleInterval(work, {
-        jobId,
-        every: '1h',
-        paused: true,
-        expectSuccessWithin: '1h',
-        onSilent: { webhook: { url: `${hookUrl}/rollback` } },
-      });
-      const err = (await attempt.then(
-        () => undefined,
-        (e: unknown) => e,
-      )) as Error & { rollbackError?: unknown };
-      expect(stopped).toBe(true);
-      // The watchdog's start failed (server gone), then so did the rollback's delete: the start's error is
-      // the one thrown, translated; the delete's rides along.
-      expect(err).toBeInstanceOf(ServerUnreachableError);
-      expect(err.rollbackError).toBeInstanceOf(Error);
-      expect(err.rollbackError).not.toBe(err);
+      // The server stops right after it accepted the create's first write.
+      const stoppedErr = await create(own, jobIds[0]!);
+      expect(stoppedAfter).toBeDefined();
+      expect(stoppedErr).toBeInstanceOf(ServerUnreachableError);
+      // A create while it is down.
+      const downErr = await create(own, jobIds[1]!);
+      expect(downErr).toBeInstanceOf(ServerUnreachableError);
 
       server = await DevServer.start({ ...opts, port });
       const again = await Connection.connect({ address: server.address });
       try {
         const client = new Client({ connection: again, namespace: server.namespace });
-        expect((await client.schedule.getHandle(jobId).describe()).scheduleId).toBe(jobId);
-        const found = await findJobDisagreements(client, {
-          settleMs: 0,
-          watchdogTaskQueue: 'unit-rollback-watchdog',
-        });
-        expect(found.map((f) => [f.kind, f.jobId])).toEqual([['watchdog-missing', jobId]]);
-        await repairJobDisagreement(client, found[0]!, { watchdogTaskQueue: 'unit-rollback-watchdog' });
-        const d = await client.workflow.getHandle(watchdogWorkflowId(jobId)).describe();
-        expect(d).toMatchObject({ status: { name: 'RUNNING' }, taskQueue: 'unit-rollback-watchdog' });
+        for (const jobId of jobIds) {
+          await expect(client.schedule.getHandle(jobId).describe()).rejects.toBeInstanceOf(
+            ScheduleNotFoundError,
+          );
+        }
+        const listed: string[] = [];
+        for await (const s of client.schedule.list()) listed.push(s.scheduleId);
+        expect(listed).toEqual([]);
         expect(await findJobDisagreements(client, { settleMs: 0 })).toEqual([]);
+        // The write it accepted was the alert queue's evaluator, made sure of before the schedule.
+        expect(stoppedAfter).toBe('StartWorkflowExecution');
       } finally {
         await again.close();
       }

@@ -1,15 +1,15 @@
 /*
- * A PipelineScheduler in its own process, so that the job-unit chaos test can SIGKILL the client between
- * the two writes of a job (the schedule, then the watchdog or the backfill):
+ * A PipelineScheduler in its own process, so that the job-unit chaos test can SIGKILL the client in the
+ * middle of a create or a remove of a job:
  *
- *   node --import tsx test/chaos/scheduler-process.ts <address> <namespace> <taskQueue> <watchdogQueue> <haltAfter>
+ *   node --import tsx test/chaos/scheduler-process.ts <address> <namespace> <taskQueue> <alertQueue> <haltAfter>
  *
- * Prints `ready` once connected, then reads one operation as a JSON line on stdin and runs it. Its
- * connection carries a gRPC interceptor that lets every call through until the call named `haltAfter`
- * (e.g. `CreateSchedule`) has been answered OK by the server: then it prints `halted <method>` and holds
- * that answer and every later call, so the process stays exactly between the two writes until the test
- * kills it. The interceptor is this fixture's own (the SDK's public `interceptors` option); nothing in the
- * library knows about it.
+ * Prints `ready` once connected, then reads one operation as a JSON line on stdin and runs it, printing
+ * `call <method>` as each gRPC call is sent. Its connection carries a gRPC interceptor that lets every
+ * call through until the call named `haltAfter` (e.g. `CreateSchedule`) has been answered OK by the
+ * server: then it prints `halted <method>` and holds that answer and every later call, so the process
+ * stays exactly there until the test kills it. The interceptor is this fixture's own (the SDK's public
+ * `interceptors` option); nothing in the library knows about it.
  */
 import { createInterface } from 'node:readline';
 import { InterceptingCall, status as GrpcStatus, type Interceptor } from '@grpc/grpc-js';
@@ -25,25 +25,25 @@ export type SchedulerOperation =
 
 const [address, namespace, taskQueue, watchdogTaskQueue, haltAfter] = process.argv.slice(2);
 if (!address || !namespace || !taskQueue || !watchdogTaskQueue || !haltAfter) {
-  throw new Error(
-    'usage: scheduler-process.ts <address> <namespace> <taskQueue> <watchdogQueue> <haltAfter>',
-  );
+  throw new Error('usage: scheduler-process.ts <address> <namespace> <taskQueue> <alertQueue> <haltAfter>');
 }
 
 let halted = false;
+let operating = false;
 const haltAfterAnswer: Interceptor = (options, nextCall) => {
   const method = options.method_definition.path.split('/').pop();
   return new InterceptingCall(nextCall(options), {
     start(metadata, listener, next) {
       if (halted) return; // never sent: the process waits to be killed
+      if (operating) console.log(`call ${method}`);
       next(metadata, {
         onReceiveMessage: (message, nextMessage) => nextMessage(message),
         onReceiveMetadata: (md, nextMetadata) => nextMetadata(md),
         onReceiveStatus(status, nextStatus) {
-          if (method === haltAfter && status.code === GrpcStatus.OK) {
+          if (operating && method === haltAfter && status.code === GrpcStatus.OK) {
             halted = true;
             console.log(`halted ${method}`);
-            return; // the answer is held: the caller never learns the write landed
+            return; // the answer is held: the caller never learns the call landed
           }
           nextStatus(status);
         },
@@ -87,6 +87,7 @@ async function main(): Promise<void> {
   console.log('ready');
   const lines = createInterface({ input: process.stdin });
   for await (const line of lines) {
+    operating = true;
     await run(JSON.parse(line) as SchedulerOperation, scheduler);
     console.log('done');
   }
