@@ -127,6 +127,8 @@ export { RUN_STATUSES } from './client/runs';
 export type { RunFilter } from './client/runs';
 export type { JobRun, JobRunStatus } from './client/runs';
 export type { SendEventOptions, SendReceipt } from './client/runs';
+export { listFlowControls } from './client/runs';
+export type { FlowControlSummary, FlowListOptions } from './client/runs';
 
 // --- Dead letters
 export { RedriveError, DeadLetterNotFoundError } from './client/dead-letters';

@@ -5,6 +5,7 @@ import { TemporalFlowError } from '../errors';
 import { missingCodecError } from '../codec/errors';
 import { registerCodecCommand } from './codec-command';
 import { registerDeadLetterCommands } from './dead-letters-command';
+import { registerFlowsCommand } from './flows-command';
 import { registerJobCommands } from './job-commands';
 import { registerPreviewCommand } from './preview-command';
 import { PLAN_COMMANDS, PLAN_EXIT_CODES, registerPlanCommands } from './plan-command';
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
   registerJobCommands(program, env);
   registerRunsSignalCommand(registerRunsCommands(program, env), env);
   registerDeadLetterCommands(program, env);
+  registerFlowsCommand(program, env);
   registerPlanCommands(program, env);
   registerPreviewCommand(program);
   registerCodecCommand(program, env);

@@ -28,6 +28,7 @@ export type { RunFinishedEvent, RunStartedEvent, RunEventBase } from '../workflo
 export type { StepRetriedEvent } from './step-retries';
 export { WorkerMetrics } from './metrics';
 export type { JobLister, JobMetricsOptions } from './job-metrics';
+export type { FlowLister, FlowMetricsOptions } from './flow-metrics';
 export { JsonLinesLogger } from './json-logger';
 export { logEvent, TFLOW_EVENTS } from './run-events';
 export type { EventFields, TflowEvent } from './run-events';

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunFinishedEvent, RunStartedEvent } from '../workflows/sinks';
 import { TemporalFlowError } from '../errors';
 import { JobMetrics, type JobLister, type JobMetricsOptions } from './job-metrics';
+import { FlowMetrics, type FlowLister, type FlowMetricsOptions } from './flow-metrics';
 import type { StepRetriedEvent } from './step-retries';
 
 /**
@@ -26,6 +27,7 @@ export class WorkerMetrics {
   private readonly started: Counter<'pipeline' | 'job'>;
   private readonly retries: Counter<'pipeline' | 'job' | 'step'>;
   private jobs: JobMetrics | undefined;
+  private flows: FlowMetrics | undefined;
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry;
@@ -96,6 +98,21 @@ export class WorkerMetrics {
       );
     }
     this.jobs = new JobMetrics(scheduler, this.registry, opts);
+  }
+
+  /**
+   * Adds the flow metrics (`tflow_flow_events_pending`, `tflow_flow_controls`, `tflow_flow_next_run_seconds`,
+   * see {@link FlowMetrics}): what waits in debounce, batch, throttle and dedupe, read when scraped, e.g.
+   * `metrics.watchFlows((o) => listFlowControls(client, o))`. Call it on one worker replica.
+   */
+  watchFlows(list: FlowLister, opts: FlowMetricsOptions = {}): void {
+    if (this.flows) {
+      throw new TemporalFlowError(
+        'FLOW_METRICS_TWICE',
+        'watchFlows() was already called on these metrics: its gauges are registered once per registry',
+      );
+    }
+    this.flows = new FlowMetrics(list, this.registry, opts);
   }
 
   /** Records one started run; pass it as `createWorker({ onRunStarted })`. */
