@@ -8,7 +8,7 @@ import { parseCron } from './cron';
 import { InvalidTriggerError } from './errors';
 import { compileExclusions, type CompiledExclusions } from './exclusions';
 import { horizonYears } from './holidays';
-import { misreadCorrections } from './weekday-misread';
+import { misreadCorrections, misreadDefault } from './weekday-misread';
 import type { FireSpec } from './fire-times';
 import { isNativePolicy, validateDstPolicy, type DstPolicy } from './dst-policy';
 import { describeValue } from '../errors';
@@ -192,7 +192,15 @@ export function compileTrigger(
   defaultDst?: DstPolicy,
   now = new Date(),
 ): CompiledTrigger {
-  const { quartz, ...compiled } = compileWhen(trigger, defaultTimezone, defaultDst);
+  const { quartz, ...when } = compileWhen(trigger, defaultTimezone, defaultDst);
+  const years = horizonYears(now);
+  // No DST policy given at all (`dst: {}` is one: the server's raw reading): correct misread weekdays.
+  const given = (trigger as { dst?: unknown }).dst !== undefined || defaultDst !== undefined;
+  const misread =
+    !given && (when.kind === 'cron' || when.kind === 'calendar')
+      ? misreadDefault(when.fire.calendars, when.timezone, years)
+      : undefined;
+  const compiled = misread ? { ...when, dst: misread } : when;
   const { exclude, businessDays } = trigger as CronTrigger;
   if (compiled.kind === 'once' && (exclude !== undefined || businessDays !== undefined)) {
     throw new InvalidTriggerError(
@@ -200,14 +208,14 @@ export function compileTrigger(
       'a one-off job runs at its runAt: exclude and businessDays apply to cron, calendar and interval triggers',
     );
   }
-  const given = compileExclusions(exclude, businessDays, now);
-  const years = horizonYears(now);
+  const exclusions0 = compileExclusions(exclude, businessDays, now);
   const corrections = misreadCorrections(quartz, compiled.fire.calendars, compiled.timezone, years);
   // The weekday corrections are held for the holidays' years: they too end with the horizon.
   const horizon =
-    given.horizon ?? (corrections.length > 0 ? { from: years[0]!, to: years[years.length - 1]! } : undefined);
+    exclusions0.horizon ??
+    (corrections.length > 0 ? { from: years[0]!, to: years[years.length - 1]! } : undefined);
   const exclusions = {
-    skip: [...given.skip, ...corrections],
+    skip: [...exclusions0.skip, ...corrections],
     ...(horizon ? { horizon } : {}),
   };
   if (exclusions.skip.length === 0) return compiled;

@@ -33,8 +33,8 @@ it(
       'paris alert recovered at 2027-03-30T00:30:00.000Z',
       'paris rows loaded: 6',
       // 52 Sundays in 2027; on 2027-09-05 Santiago's midnight does not exist and Temporal reads it as Saturday.
-      "santiago Temporal's own: 51 Sundays ran; first week of September: none",
-      'santiago with a DST policy: 52 Sundays ran; first week of September: 2027-09-05T05:30:00.000Z',
+      "santiago the server's raw reading (dst: {}): 51 Sundays ran; first week of September: none",
+      'santiago by default: 52 Sundays ran; first week of September: 2027-09-05T05:30:00.000Z',
       expect.stringMatching(/^done in \d+ ms$/),
     ]);
   },

@@ -236,14 +236,16 @@ describe('DST: what Temporal does, and the warnings that say so', () => {
     expect(warnings({ cron: '55 3 * * *', timezone: 'Pacific/Chatham' }, '2027-09-01T00:00:00Z')).toEqual([]);
   });
 
-  it('a gap at midnight makes Temporal misread the weekday: a Sunday job skips that Sunday (America/Santiago)', () => {
+  it('a gap at midnight makes Temporal misread the weekday: a Sunday job skips that Sunday (America/Santiago, dst: {})', () => {
+    // `dst: {}` keeps the server's raw reading; without it such a job is corrected (schedule-misread-default.test.ts).
     // Sunday 2026-09-06 00:00 does not exist; Temporal reads the weekday at midnight as Go's time.Date
     // resolves it, Saturday 23:00, so 09:00 (which exists) is skipped, and a Saturday job runs instead.
-    expect(local({ cron: '0 9 * * SUN', timezone: 'America/Santiago' }, 2, '2026-09-01T00:00:00Z')).toEqual([
-      '2026-09-13T09:00:00-03:00',
-      '2026-09-20T09:00:00-03:00',
-    ]);
-    expect(warnings({ cron: '0 9 * * SUN', timezone: 'America/Santiago' }, '2026-08-01T00:00:00Z')).toEqual([
+    expect(
+      local({ cron: '0 9 * * SUN', timezone: 'America/Santiago', dst: {} }, 2, '2026-09-01T00:00:00Z'),
+    ).toEqual(['2026-09-13T09:00:00-03:00', '2026-09-20T09:00:00-03:00']);
+    expect(
+      warnings({ cron: '0 9 * * SUN', timezone: 'America/Santiago', dst: {} }, '2026-08-01T00:00:00Z'),
+    ).toEqual([
       {
         date: '2026-09-06',
         kind: 'skipped',
@@ -252,7 +254,9 @@ describe('DST: what Temporal does, and the warnings that say so', () => {
           'Temporal reads the day of the week at local midnight, which does not exist that day, and takes 2026-09-06 for a Saturday',
       },
     ]);
-    expect(warnings({ cron: '0 9 * * SAT', timezone: 'America/Santiago' }, '2026-08-01T00:00:00Z')).toEqual([
+    expect(
+      warnings({ cron: '0 9 * * SAT', timezone: 'America/Santiago', dst: {} }, '2026-08-01T00:00:00Z'),
+    ).toEqual([
       {
         date: '2026-09-06',
         kind: 'extra',
