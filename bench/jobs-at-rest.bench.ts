@@ -5,14 +5,14 @@
  * - `raw`: the same jobs created as raw Temporal schedules (the action and memos PipelineScheduler writes);
  * - `ours`: PipelineScheduler jobs without alerts;
  * - `ours+alerts`: PipelineScheduler jobs with scheduler-wide `onMissed` and `expectSuccessWithin: '25h'`
- *   (a watchdog per job).
- * Every side has the same watchdog worker polling, in a process of its own (with no watchdog on the
+ *   (evaluated by the one shared alert evaluator of the queue).
+ * Every side has the same alert worker polling, in a process of its own (with nothing to evaluate on the
  * first two sides it stands for the worker a raw schedule's jobs have too).
  * Per side: creation time (CONCURRENCY calls in flight), then after a settle, over a window of
  * `--minutes`: the server's CPU per minute (/proc/<pid>/stat of the process listening on its port), the
- * history events per hour of the schedules' own workflows and of the watchdogs (describe's history
- * length of a sample of them before and after the window, scaled to N), and the watchdog worker's CPU per
- * minute and RSS. Ratios ours / raw.
+ * history events per hour of the schedules' own workflows (describe's history length of a sample of them
+ * before and after the window, scaled to N) and of the alert evaluator (all of it: it is one workflow),
+ * and the alert worker's CPU per minute and RSS. Ratios ours / raw.
  *
  *   npm run bench -- jobs-at-rest --jobs 1000          # about 25 minutes on 2 cores
  *   npm run bench -- jobs-at-rest --jobs 10000         # creation dominates: see docs/performance.md
@@ -30,7 +30,8 @@ import { readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
 import { pipeline, toPipelineSpec } from '../src/pipeline';
 import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
-import { watchdogWorkflowId } from '../src/workflows/alerts/watchdog-defs';
+import { alertEvaluatorWorkflowId, type AlertEvaluatorCarry } from '../src/workflows/alerts/evaluator-defs';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { pidListeningOn, processCpuMs } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
 import { intArg, reportRows, type SummaryRow } from './summary';
@@ -151,27 +152,34 @@ async function eventsBetween(
 }
 
 /**
- * Waits until the schedules' own workflows and the watchdogs of the sample have done their start-up work
- * (no workflow task pending; a watchdog has also read its job: no activity pending, its timer started).
+ * Waits until the schedules' own workflows of the sample have done their start-up work (no workflow task
+ * pending) and, with `evaluator`, until the alert evaluator has read all N jobs (its heartbeat says so).
  * On a loaded machine that lags the creates by minutes, and it is creation cost, not cost at rest.
  */
-async function startedUp(client: Client, scheduleIds: string[], watchdogIds: string[]): Promise<void> {
-  const watchdogs = new Set(watchdogIds);
-  const ids = [...scheduleIds, ...watchdogIds];
+async function startedUp(
+  client: Client,
+  scheduleIds: string[],
+  evaluator: string | undefined,
+): Promise<void> {
   for (let pass = 1; ; pass++) {
     let busy = 0;
-    await pool(ids, async (id) => {
+    await pool(scheduleIds, async (id) => {
       try {
         const d = await client.workflow.getHandle(id).describe();
-        const started = !watchdogs.has(id) || (d.historyLength >= 14 && !d.raw.pendingActivities?.length);
-        if (!started || d.raw.pendingWorkflowTask) busy++;
+        if (d.raw.pendingWorkflowTask) busy++;
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
         busy++;
       }
     });
+    let evaluated = 'no evaluator';
+    if (evaluator) {
+      const hb = await evaluatorHeartbeat(client, evaluator);
+      evaluated = `the evaluator watches ${hb?.jobs ?? 0} of ${N} jobs`;
+      if ((hb?.jobs ?? 0) < N) busy++;
+    }
     log(
-      `still starting up: ${busy} of ${ids.length} schedule workflows and watchdogs described (pass ${pass})`,
+      `still starting up: ${busy} of ${scheduleIds.length} schedule workflows busy, ${evaluated} (pass ${pass})`,
     );
     if (busy === 0) return;
     if (pass * 10_000 > 15 * 60_000) {
@@ -179,6 +187,26 @@ async function startedUp(client: Client, scheduleIds: string[], watchdogIds: str
       return;
     }
     await sleep(10_000);
+  }
+}
+
+/** The alert evaluator's last heartbeat. */
+async function evaluatorHeartbeat(
+  client: Client,
+  workflowId: string,
+): Promise<AlertEvaluatorCarry | undefined> {
+  try {
+    const { raw } = await client.workflow.getHandle(workflowId).describe();
+    const payloads = raw.pendingActivities?.[0]?.heartbeatDetails?.payloads;
+    if (!payloads?.length) return undefined;
+    return await decodeFromPayloadsAtIndex<AlertEvaluatorCarry>(
+      client.options.loadedDataConverter,
+      0,
+      payloads,
+    );
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
   }
 }
 
@@ -224,11 +252,11 @@ async function runSide(name: SideName, tz: string): Promise<SideFigures> {
     const figures: Partial<SideFigures> = {};
     {
       // Every side has the same worker polling (a raw schedule's jobs have a worker too): only what the
-      // watchdogs add differs.
+      // alerts add differs.
       worker = await startWatchdogWorker(server.address, watchdogTaskQueue);
       await sleep(10_000);
       figures.workerIdleRssMb = rssMb(worker.pid!);
-      log(`${name}: watchdog worker polling, RSS ${figures.workerIdleRssMb.toFixed(0)} MB before any job`);
+      log(`${name}: alert worker polling, RSS ${figures.workerIdleRssMb.toFixed(0)} MB before any job`);
     }
     const ids = Array.from({ length: N }, (_, i) => `at-rest-${i}`);
     log(`${name}: creating ${N} jobs, ${CONCURRENCY} in flight`);
@@ -237,16 +265,17 @@ async function runSide(name: SideName, tz: string): Promise<SideFigures> {
     log(`${name}: created ${N} in ${(createMs / 1000).toFixed(1)} s`);
     const sample = Array.from({ length: SAMPLE }, (_, i) => ids[Math.floor((i * N) / SAMPLE)]!);
     const scheduleIds = sample.map(schedulerWorkflowId);
-    const watchdogIds = sample.map(watchdogWorkflowId);
-    await startedUp(client, scheduleIds, name === 'ours+alerts' ? watchdogIds : []);
+    // The one workflow alerts add, whatever N: all of it is counted, not a sample.
+    const evaluatorIds = name === 'ours+alerts' ? [alertEvaluatorWorkflowId(watchdogTaskQueue)] : [];
+    await startedUp(client, scheduleIds, evaluatorIds[0]);
     // The describes above and below, and the server's own work after a burst, must not fall in the window.
     log(`${name}: settling ${SETTLE_S} s`);
     await wait(`${name}: settling`, SETTLE_S * 1000);
-    log(`${name}: history lengths of ${SAMPLE} schedules and watchdogs (before)`);
+    log(`${name}: history lengths of ${SAMPLE} schedules and the alert evaluator (before)`);
     const before = {
       at: Date.now(),
       schedules: await historyLengths(client, scheduleIds),
-      watchdogs: await historyLengths(client, name === 'ours+alerts' ? watchdogIds : []),
+      evaluator: await historyLengths(client, evaluatorIds),
     };
     await wait(`${name}: settling after the describes`, 30_000);
     const cpu0 = serverPid ? processCpuMs(serverPid) : undefined;
@@ -272,20 +301,21 @@ async function runSide(name: SideName, tz: string): Promise<SideFigures> {
       figures.workerCpuMsPerMin = (processCpuMs(worker.pid!) - wcpu0!) / minutes;
       figures.workerRssMb = rssMb(worker.pid!);
     }
-    log(`${name}: history lengths of ${SAMPLE} schedules and watchdogs (after)`);
+    log(`${name}: history lengths of ${SAMPLE} schedules and the alert evaluator (after)`);
     const afterSchedules = await historyLengths(client, scheduleIds);
-    const afterWatchdogs = await historyLengths(client, name === 'ours+alerts' ? watchdogIds : []);
+    const afterEvaluator = await historyLengths(client, evaluatorIds);
     const hours = (Date.now() - before.at) / 3600_000;
     const perHour = (events: number | undefined) =>
       events === undefined ? undefined : (events * (N / SAMPLE)) / hours;
     figures.scheduleEventsPerHour = perHour(await eventsBetween(client, before.schedules, afterSchedules));
+    const evaluatorEvents = await eventsBetween(client, before.evaluator, afterEvaluator);
     figures.watchdogEventsPerHour =
-      name === 'ours+alerts' ? perHour(await eventsBetween(client, before.watchdogs, afterWatchdogs)) : 0;
+      name === 'ours+alerts' && evaluatorEvents !== undefined ? evaluatorEvents / hours : 0;
     log(
       `${name}: server ${figures.serverCpuMsPerMin?.toFixed(0) ?? '?'} ms CPU/min, RSS ${figures.serverRssMb?.toFixed(0) ?? '?'} MB; history events/h: ` +
-        `schedules ${figures.scheduleEventsPerHour?.toFixed(0) ?? 'not visible'}, watchdogs ${figures.watchdogEventsPerHour?.toFixed(0) ?? '?'}` +
+        `schedules ${figures.scheduleEventsPerHour?.toFixed(0) ?? 'not visible'}, alert evaluator ${figures.watchdogEventsPerHour?.toFixed(0) ?? '?'}` +
         (worker
-          ? `; watchdog worker ${figures.workerCpuMsPerMin!.toFixed(0)} ms CPU/min, RSS ${figures.workerRssMb!.toFixed(0)} MB`
+          ? `; alert worker ${figures.workerCpuMsPerMin!.toFixed(0)} ms CPU/min, RSS ${figures.workerRssMb!.toFixed(0)} MB`
           : ''),
     );
     return figures as SideFigures;
@@ -376,13 +406,13 @@ async function main(): Promise<void> {
         : x.scheduleEventsPerHour + (x.watchdogEventsPerHour ?? 0);
     row(`history events at rest, ${N} jobs`, 'events/h', side, events(f), raw && against(events(raw)));
     if (side === 'ours+alerts') {
-      row(`watchdog history events at rest, ${N} watchdogs`, 'events/h', side, f.watchdogEventsPerHour);
+      row(`alert evaluator history events at rest, ${N} jobs`, 'events/h', side, f.watchdogEventsPerHour);
       for (const [what, unit, figure] of [
         ['CPU', 'ms/min', 'workerCpuMsPerMin'],
         ['RSS', 'MB', 'workerRssMb'],
       ] as const) {
         row(
-          `watchdog worker ${what} at rest, ${N} watchdogs`,
+          `alert worker ${what} at rest, ${N} jobs evaluated`,
           unit,
           side,
           f[figure],

@@ -56,8 +56,8 @@ export interface TflowEnv {
   /** Task queue of pipeline runs (`TFLOW_TASK_QUEUE`). @default 'pipelines' */
   taskQueue: string;
   /**
-   * Task queue of the jobs' watchdogs that `tflow apply` and `tflow doctor --repair` start
-   * (`TFLOW_WATCHDOG_TASK_QUEUE`): the `watchdogTaskQueue` your schedulers and watchdog worker use. Unset:
+   * The alert task queue of the jobs `tflow apply` writes, whose evaluator it starts
+   * (`TFLOW_WATCHDOG_TASK_QUEUE`): the `watchdogTaskQueue` your schedulers and alert worker use. Unset:
    * the commands' default, `tflow-watchdog`. Their `--watchdog-task-queue` flag wins over it.
    */
   watchdogTaskQueue: string | undefined;

@@ -72,7 +72,7 @@ export function positiveInteger(value: string): number {
 }
 
 /**
- * The scheduler `tflow` uses: the task queue of TFLOW_TASK_QUEUE, and the watchdogs' of `watchdogTaskQueue`
+ * The scheduler `tflow` uses: the task queue of TFLOW_TASK_QUEUE, and the alert queue of `watchdogTaskQueue`
  * (a command's `--watchdog-task-queue`), else of TFLOW_WATCHDOG_TASK_QUEUE, else the scheduler's default.
  */
 export function cliScheduler(

@@ -142,6 +142,8 @@ export class AlertEvaluatorStartError extends TemporalFlowError {
   constructor(
     readonly taskQueue: string,
     cause: unknown,
+    /** True when the write that needed it had landed (an edit): the job stands, its alerts wait. */
+    readonly written = false,
   ) {
     const why =
       cause instanceof Error
@@ -151,7 +153,7 @@ export class AlertEvaluatorStartError extends TemporalFlowError {
         : String(cause);
     super(
       'ALERT_EVALUATOR_START_FAILED',
-      `the alert evaluator of task queue "${taskQueue}" could not be started (${why}): nothing was written; check the scheduler's watchdogTaskQueue (or --watchdog-task-queue / TFLOW_WATCHDOG_TASK_QUEUE) and that the server answers, then write again`,
+      `the alert evaluator of task queue "${taskQueue}" could not be started (${why}): ${written ? 'the job was written, and its silent and missed alerts wait for the evaluator (an alert worker on that queue starts it, or `npx tflow doctor --repair`)' : 'nothing was written'}; check the scheduler's watchdogTaskQueue (or --watchdog-task-queue / TFLOW_WATCHDOG_TASK_QUEUE) and that the server answers, then write again`,
       { cause },
     );
   }
@@ -315,17 +317,9 @@ export function translateScheduleError(err: unknown, jobId: string): never {
 }
 
 /**
- * An error of a write whose rollback failed too (e.g. a new job whose watchdog could not start, and whose
- * schedule could not then be deleted): the write's own error stays the one thrown, and the rollback's
- * error rides along as `rollbackError`. The job is then left half-written; `tflow doctor` reports it and
- * `tflow doctor --repair` completes it (docs/operations.md).
+ * An error of a write whose rollback failed too. No write rolls back any more (a job is written by one
+ * call, or not at all: see AlertEvaluatorStartError), so `rollbackError` is never set; the type is kept
+ * for code written against earlier versions.
+ * @deprecated since the shared alert evaluator (CHANGELOG.md).
  */
 export type WriteError = Error & { readonly rollbackError?: unknown };
-
-/** Attaches a failed rollback's error to the error that caused the rollback, and returns the latter. */
-export function withRollbackError(err: unknown, rollbackError: unknown): unknown {
-  if (typeof err === 'object' && err !== null) {
-    Object.defineProperty(err, 'rollbackError', { value: rollbackError, enumerable: true });
-  }
-  return err;
-}

@@ -280,7 +280,7 @@ export async function checkJobParts(
 }
 
 /**
- * Jobs whose alerts are not evaluated: targets lost to an outside edit, a watchdog that keeps failing to
+ * Jobs whose alerts are not evaluated: targets lost to an outside edit, an alert evaluator that keeps failing to
  * read its job (fail), and jobs this client cannot read to judge (warn). See client/jobs/job-alert-health.ts.
  */
 export async function checkJobAlerts(ctx: DoctorContext): Promise<DoctorCheck> {
@@ -294,7 +294,7 @@ export async function checkJobAlerts(ctx: DoctorContext): Promise<DoctorCheck> {
       failing.some((f) => f.kind === 'alerts-lost') &&
         "set the lost targets again: `modifyJob(jobId, { onSilent, expectSuccessWithin })` (or apply the job's file); give the schedulers a codec so that outside edits keep webhook targets",
       found.some((f) => f.kind !== 'alerts-lost') &&
-        'give the watchdog worker (and this tflow: TFLOW_CODEC_KEYS) the codec keys the writers use, and check its logs for the failing read',
+        'give the alert worker (createWatchdogWorker; and this tflow: TFLOW_CODEC_KEYS) the codec keys the writers use, and check its logs for the failing read',
     ].filter(Boolean);
     return {
       id: 'job-alerts',

@@ -17,11 +17,12 @@ export interface CreateWatchdogWorkerOptions {
   connection: NativeConnection;
   /** @default 'default' */
   namespace?: string;
-  /** The schedulers' `watchdogTaskQueue`. @default 'tflow-watchdog' */
+  /** The schedulers' `watchdogTaskQueue`: the alert queue this worker serves. @default 'tflow-watchdog' */
   taskQueue?: string;
   /**
    * Activities that the jobs' `onSilent` and `onMissed` may name (the built-in webhook needs none): the
-   * watchdogs' alerts run here, not on the jobs' workers, so that they fire when no worker of the job runs.
+   * evaluator's alerts are delivered here, not on the jobs' workers, so that they fire when no worker of the
+   * job runs.
    */
   alerts?: Record<string, AlertHandler>;
   /** A pre-built workflow bundle (`bundleWorkflowCode` of `WORKFLOWS_PATH`), e.g. in tests. */
@@ -31,7 +32,7 @@ export interface CreateWatchdogWorkerOptions {
   /** Called after each attempt at delivering an alert (e.g. {@link AlertMetrics.recordDelivery}). */
   onAlertDelivery?: (delivery: AlertDelivery) => void;
   /**
-   * Called when a watchdog's read of its job fails (it is retried until it succeeds) and at the first read
+   * Called when the alert evaluator's read of a job fails (it is retried until it succeeds) and at the first read
    * that succeeds again (e.g. {@link AlertMetrics.recordEvaluation}).
    */
   onAlertEvaluation?: (evaluation: AlertEvaluation) => void;
@@ -51,9 +52,10 @@ export interface CreateWatchdogWorkerOptions {
 export const WATCHDOG_CACHED_WORKFLOWS = 100;
 
 /**
- * Creates the worker of the jobs' watchdogs (the dead-man switch `expectSuccessWithin`, and the server's
- * missed/skipped counts for `onMissed`): it polls the watchdog task queue, which every job's watchdog
- * uses whatever the job's own task queue. Run at least one somewhere (any number may run: Temporal hands
+ * Creates the alert worker (the dead-man switch `expectSuccessWithin`, and the server's missed/skipped
+ * counts for `onMissed`): it polls the alert task queue, starts that queue's shared alert evaluator
+ * (evaluator-workflow.ts) unless it runs, and delivers its alerts, whatever the jobs' own task queues. Run
+ * at least one somewhere (any number may run: Temporal hands
  * each task to one), apart from the jobs' workers if a dead man should be seen when they are all down.
  */
 export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): Promise<Worker> {
@@ -61,8 +63,9 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
   const namespace = opts.namespace ?? 'default';
   const taskQueue = opts.taskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
   const worker = await Worker.create({
-    // A watchdog sleeps for hours between workflow tasks, so caching it only holds memory (the SDK's
-    // default, sized by the machine's RAM, kept 10,000 idle watchdogs at 1.3 GB): a task replays its short
+    // Its workflows are few (the evaluator, short deliveries, per-job watchdogs of the release before until
+    // retired), so caching many only holds memory (the SDK's default, sized by the machine's RAM, kept
+    // 10,000 idle watchdogs of the release before at 1.3 GB): a task replays its short
     // history instead. Never below the task slots, which the SDK requires.
     maxCachedWorkflows: Math.max(WATCHDOG_CACHED_WORKFLOWS, wftSlots ?? 0),
     ...opts.workerOptions,

@@ -47,8 +47,11 @@ export class AlertEvaluatorStarter {
   private readonly started = new Map<string, Promise<void>>();
   constructor(private readonly client: Client) {}
 
-  /** Ensures the evaluator of `taskQueue` once; a failed call is tried again at the next write. */
-  ensure(taskQueue: string): Promise<void> {
+  /**
+   * Ensures the evaluator of `taskQueue` once; a failed call is tried again at the next write. `written`:
+   * the write that needs it has landed (its error then says so).
+   */
+  async ensure(taskQueue: string, written = false): Promise<void> {
     let pending = this.started.get(taskQueue);
     if (!pending) {
       pending = ensureAlertEvaluator(this.client, taskQueue).catch((err: unknown) => {
@@ -57,7 +60,14 @@ export class AlertEvaluatorStarter {
       });
       this.started.set(taskQueue, pending);
     }
-    return pending;
+    try {
+      await pending;
+    } catch (err) {
+      if (written && err instanceof AlertEvaluatorStartError) {
+        throw new AlertEvaluatorStartError(taskQueue, err.cause, true);
+      }
+      throw err;
+    }
   }
 }
 

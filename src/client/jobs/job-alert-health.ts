@@ -130,5 +130,10 @@ export async function findJobAlertProblems(client: Client): Promise<JobAlertProb
       });
     }
   });
-  return found.sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : a.kind < b.kind ? -1 : 1));
+  // Several evaluators (one per alert queue) can fail to read one job they cannot decode: said once.
+  const once = new Map<string, JobAlertProblem>();
+  for (const f of found) if (!once.has(`${f.kind} ${f.jobId}`)) once.set(`${f.kind} ${f.jobId}`, f);
+  return [...once.values()].sort((a, b) =>
+    a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : a.kind < b.kind ? -1 : 1,
+  );
 }

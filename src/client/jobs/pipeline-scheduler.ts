@@ -359,8 +359,10 @@ export class PipelineScheduler {
    * evaluating, the evaluator of its queue made sure of (one call per scheduler and queue).
    */
   private async afterWrite(jobId: string, write: JobWrite, _alertsChanged: boolean): Promise<void> {
-    if (write.alerts.watchdog) await this.ensureEvaluator();
     await afterJobWrite(this.client, jobId, write);
+    // The job's own queue (its record names it; a job written by another scheduler keeps its own).
+    const queue = write.record?.alertQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
+    if (write.alerts.watchdog) await this.evaluators.ensure(queue, true);
   }
 
   /** Starts the alert evaluator of this scheduler's queue unless it runs (once per scheduler). */

@@ -27,12 +27,19 @@ export function alertEvaluatorWorkflowId(taskQueue: string): string {
  */
 export type AlertCause =
   | { kind: 'silent' | 'recovered'; jobId: string; lastSuccessAt: string }
-  | { kind: 'missed'; jobId: string; reason: 'catchup-window' | 'overlap'; count: number };
+  | {
+      kind: 'missed';
+      jobId: string;
+      reason: 'catchup-window' | 'overlap';
+      count: number;
+      /** When the schedule was created: a job id created again counts from zero again. */
+      createdAt: string;
+    };
 
 /** The delivery workflow id of a cause (ids are kept for the namespace's retention). */
 export function alertDeliveryWorkflowId(cause: AlertCause): string {
   return cause.kind === 'missed'
-    ? `tflow-alert:missed:${cause.reason}:${cause.count}:${cause.jobId}`
+    ? `tflow-alert:missed:${cause.reason}:${cause.count}:${Date.parse(cause.createdAt)}:${cause.jobId}`
     : `tflow-alert:${cause.kind}:${cause.lastSuccessAt}:${cause.jobId}`;
 }
 

@@ -85,6 +85,10 @@ interface Evaluator {
    * are this evaluator's (retire-watchdogs.ts writes the queue into them).
    */
   legacy: Set<string>;
+  /** Jobs whose targets an outside edit lost, as last read (said again each read, cleared once set again). */
+  lost: Set<string>;
+  /** While it rebuilds: what its predecessor carried (its heartbeats keep it, should it die meanwhile). */
+  carried?: EvaluatorCarry;
 }
 
 /** The evaluators this process holds, by namespace and queue. */
@@ -140,7 +144,11 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       ev.failing.delete(jobId);
       opts.onEvaluation?.({ jobId, outcome: 'read', attempt: wasFailing.attempts + 1 });
     }
+    if (!reading?.alertsLost && ev.lost.delete(jobId)) {
+      opts.onEvaluation?.({ jobId, outcome: 'read', attempt: 1 });
+    }
     if (reading?.alertsLost && belongsHere(reading, ev.taskQueue, ev.legacy)) {
+      ev.lost.add(jobId);
       const error = `job "${jobId}" lost its alert targets ${reading.alertsLost.join(', ')} to an edit made outside temporal-flow: set them again (modifyJob, or apply its file)`;
       Context.current().log.error(error, { jobId });
       opts.onEvaluation?.({ jobId, outcome: 'failed', attempt: 1, error });
@@ -170,7 +178,10 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     if (job.silentSince && since && Date.parse(since) > Date.parse(job.silentSince))
       job.silentSince = undefined;
     if (!job.config.onMissed) job.countsDueAt = Infinity;
-    else if (!known || job.countsDueAt === Infinity) {
+    else if (known && job.countsDueAt !== Infinity) {
+      // Its times may have changed (a resume, a reschedule): never later than its next nominal time's read.
+      job.countsDueAt = Math.min(job.countsDueAt, countsDueAfter(job, now));
+    } else {
       // The counters' baseline: what was reported before; zero for a job created since the evaluator
       // last looked (its counters started at zero); else as they are now.
       const carried = ev.reported[job.jobId];
@@ -193,6 +204,9 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     fresh: boolean,
   ): Promise<void> {
     await eachLimited(ids, READS_IN_FLIGHT, async (jobId) => {
+      // Alive while it reads (a rebuild of thousands of jobs outlasts the heartbeat timeout); the SDK
+      // sends at most one heartbeat per throttle interval. What was carried rides along untouched.
+      Context.current().heartbeat(ev.carried ?? carryOf(ev));
       try {
         const reading = await reread(ev, client, jobId);
         if (reading) adopt(ev, reading, now, fresh);
@@ -208,6 +222,8 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     taskQueue: string,
     carry: EvaluatorCarry | undefined,
   ): Promise<Evaluator> {
+    // Only an evaluator that ran waves hands anything on (a first start's heartbeats carry nothing).
+    if (carry?.runsSeenUntil === undefined) carry = undefined;
     const now = Date.now();
     const ev: Evaluator = {
       taskQueue,
@@ -221,6 +237,8 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       reported: { ...(carry?.reported ?? {}) },
       owner: {},
       legacy: new Set(),
+      lost: new Set(),
+      carried: carry ?? {},
     };
     const watchdogs = await runningWatchdogs(client, taskQueue);
     for (const workflowId of watchdogs) ev.legacy.add(workflowId.slice(watchdogWorkflowId('').length));
@@ -242,9 +260,16 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
         if (job) sawSuccess(job, run);
       }
     }
-    await retireWatchdogs(client, taskQueue, watchdogs, ev.jobs, carry === undefined, (jobId, err) =>
-      failed(ev, jobId, err),
+    await retireWatchdogs(
+      client,
+      taskQueue,
+      watchdogs,
+      ev.jobs,
+      carry === undefined,
+      ev.failing,
+      (jobId, err) => failed(ev, jobId, err),
     );
+    delete ev.carried;
     return ev;
   }
 
@@ -260,9 +285,21 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       for (const jobId of ev.jobs.keys()) if (!toRead.has(jobId)) toRead.add(jobId);
       ev.fullListingAt = started;
     }
+    // A watchdog started since (by a scheduler of the release before, during a rolling upgrade).
+    const watchdogs = full ? await runningWatchdogs(client, ev.taskQueue) : [];
+    for (const workflowId of watchdogs) {
+      const jobId = workflowId.slice(watchdogWorkflowId('').length);
+      ev.legacy.add(jobId);
+      toRead.add(jobId);
+    }
     for (const [jobId, f] of ev.failing) if (f.retryAt <= started) toRead.add(jobId);
     await readAll(ev, client, [...toRead], started, false);
     ev.schedulesSeenUntil = started;
+    if (watchdogs.length > 0) {
+      await retireWatchdogs(client, ev.taskQueue, watchdogs, ev.jobs, false, ev.failing, (jobId, err) =>
+        failed(ev, jobId, err),
+      );
+    }
     // 2. Runs completed since the last wave.
     const runs = await completedRunsAfter(client, iso(Date.parse(ev.runsSeenUntil) - VISIBILITY_LAG_MS));
     for (const [jobId, run] of runs) {

@@ -138,7 +138,7 @@ export async function checkCounts(ctx: CheckContext, job: WatchedJob, now: numbe
       await raiseOnce(
         ctx.client,
         ctx.taskQueue,
-        { kind: 'missed', jobId: job.jobId, reason, count: after[key] },
+        { kind: 'missed', jobId: job.jobId, reason, count: after[key], createdAt: job.createdAt },
         target,
         event,
       );

@@ -31,12 +31,15 @@ export async function retireWatchdogs(
   watchdogs: string[],
   jobs: Map<string, WatchedJob>,
   takeCounts: boolean,
+  /** Jobs whose read failed: their watchdog keeps watching until the evaluator can read them. */
+  unread: ReadonlyMap<string, unknown>,
   onFailure: (jobId: string, err: unknown) => void,
 ): Promise<number> {
   let retired = 0;
   for (const workflowId of watchdogs) {
     const jobId = workflowId.slice(WATCHDOG_ID_PREFIX.length);
     const job = jobs.get(jobId);
+    if (!job && unread.has(jobId)) continue;
     const handle = client.workflow.getHandle(workflowId);
     try {
       if (job) {

@@ -32,7 +32,7 @@ export type AlertTarget = string | WebhookTarget;
 export interface JobAlerts {
   /**
    * Raised for a run skipped for misfire or maxInstances (with its nominal time), and for occurrences the
-   * server counted as missed (catch-up window) or skipped (overlap), read by the job's watchdog.
+   * server counted as missed (catch-up window) or skipped (overlap), read by the shared alert evaluator.
    */
   onMissed?: AlertTarget;
   /** Raised for a run whose first step started more than `lateAfter` after its nominal time. */
@@ -41,7 +41,8 @@ export interface JobAlerts {
   /**
    * Dead-man switch: when no run of the job has completed for this long, for any reason (no worker, a
    * paused or deleted schedule, runs that keep failing), `onSilent` is raised once, and again (`recovered`)
-   * at the next completed run. Needs a watchdog worker (`createWatchdogWorker`) running somewhere.
+   * at the next completed run. Needs an alert worker (`createWatchdogWorker`) on the scheduler's
+   * `watchdogTaskQueue` running somewhere.
    */
   expectSuccessWithin?: Duration;
   onSilent?: AlertTarget;
