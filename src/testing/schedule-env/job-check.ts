@@ -92,9 +92,7 @@ export function prepareVirtualJob(
       ON_SERVER,
     );
   }
-  if (prepared.options.action.priority) {
-    // Priority orders tasks among many runs on a busy server; alone in virtual time it changes nothing.
-  }
+  // Priority and fairness order tasks among the runs of a busy server: alone here they change nothing.
   checkSpec(prepared.pipeline, steps);
   if (input.job?.onError && typeof steps[input.job.onError] !== 'function') {
     throw refuse(

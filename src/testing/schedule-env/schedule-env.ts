@@ -55,8 +55,10 @@ export interface ScheduleTestEnv {
   workersDown(span: VirtualSpan): void;
   /** The Temporal server is down in this span: nothing fires or runs; the schedules catch up when it is back. */
   serverDown(span: VirtualSpan): void;
-  pauseJob(jobId: string): Promise<void>;
-  resumeJob(jobId: string): Promise<void>;
+  /** `PipelineScheduler.pauseJob()`: nothing more starts by the spec; the buffer is dropped (the note is not kept). */
+  pauseJob(jobId: string, note?: string): Promise<void>;
+  /** `PipelineScheduler.resumeJob()`: the fires of the pause are not made up. */
+  resumeJob(jobId: string, note?: string): Promise<void>;
   /** Runs the job now, with its own overlap policy. */
   triggerJob(jobId: string): Promise<void>;
   /** Runs the job's fires of `[from, to]` (past instants), with its own overlap policy. */

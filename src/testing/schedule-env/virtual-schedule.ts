@@ -37,7 +37,7 @@ export class VirtualSchedule {
   removed = false;
   private buffer: BufferedStart<Start>[] = [];
   private readonly watched: { run: RunRecord; control: RunControl }[] = [];
-  private readonly backfills: { after: number; fires: ServerFire[]; overlap: ScheduleOverlapPolicy }[] = [];
+  private readonly backfills: { fires: ServerFire[]; overlap: ScheduleOverlapPolicy }[] = [];
   private lastProcessed: number;
   private plannedTo: number;
   private remainingActions: number | undefined;
@@ -223,7 +223,7 @@ export class VirtualSchedule {
 
   /** backfillJob: the fires of `[from, to]`, manual, with `overlap`. */
   backfill(from: number, to: number, overlap: ScheduleOverlapPolicy): void {
-    this.backfills.push({ after: from - 1, fires: this.fires.pastBetween(from - 1, to), overlap });
+    this.backfills.push({ fires: this.fires.pastBetween(from - 1, to), overlap });
     this.wake();
   }
 
