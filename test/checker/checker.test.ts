@@ -17,7 +17,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { readEnv } from '../../src/config';
 import { parseDuration } from '../../src/parse/duration';
-import { watchdogWorkflowId } from '../../src/workflows/alerts/watchdog-defs';
+import { alertEvaluatorWorkflowId } from '../../src/workflows/alerts/evaluator-defs';
 import { FUZZ_SEED } from '../helpers/fuzz';
 import { makePlan } from './generator';
 import { checkHistory, report } from './invariants';
@@ -97,17 +97,16 @@ describe('model-based checker', () => {
           path.join(dir, 'history.json'),
           JSON.stringify({ ...history, killedAt: [...history.killedAt] }, null, 1),
         );
-        // The watchdogs of the jobs an I6 violation names, whose histories say what they decided and when.
+        // On an I6 violation, the shared alert evaluator's history (since f2f59e3 one per alert queue, not a
+        // watchdog per job), which says what it decided and when.
         const connection = await Connection.connect({ address: server.address });
         const client = new Client({ connection, namespace: server.namespace });
-        for (const job of history.jobs.filter((j) =>
-          result.violations.some((x) => x.invariant === 'I6' && x.detail.includes(j.id)),
-        )) {
+        if (result.violations.some((x) => x.invariant === 'I6')) {
           const fetched = await client.workflow
-            .getHandle(watchdogWorkflowId(job.id))
+            .getHandle(alertEvaluatorWorkflowId(workers.watchdogTaskQueue))
             .fetchHistory()
             .catch((err: unknown) => ({ error: String(err) }));
-          writeFileSync(path.join(dir, `watchdog-${job.id}.json`), JSON.stringify(fetched, null, 1));
+          writeFileSync(path.join(dir, 'alert-evaluator.json'), JSON.stringify(fetched, null, 1));
         }
         await connection.close();
         console.info(`checker: history kept in ${dir}`);

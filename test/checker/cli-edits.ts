@@ -76,3 +76,65 @@ export async function cliBackfill(
   const policy = ['--overlap-policy', await overlapOf(client, id)];
   return run(target, ['schedule', 'backfill', '--schedule-id', id, ...window, ...policy], timeoutMs);
 }
+
+/** What a `temporal schedule update` wrote besides the new spec: what the describe before it read. */
+export interface CliUpdateWrote {
+  paused: boolean;
+  /** The args' `ms` and the misfire grace (ms, null: none) of the input it wrote back. */
+  workMs: number;
+  graceMs: number | null;
+}
+
+/**
+ * `temporal schedule update` in the form its help gives (schedule id, workflow id, task queue, type), with
+ * the new spec (an interval, or a calendar by its second field, in UTC) and what a careful user copies
+ * from `temporal schedule describe` so as to change only the spec: the input, the overlap policy, the
+ * catch-up window and `--paused` when it is paused. It replaces the whole schedule: the action (its memo
+ * too) and the paused state; the schedule's search attributes stay. `wrote` is told what it is about to
+ * write, before the CLI runs (a call that fails after may still have landed).
+ */
+export async function cliUpdate(
+  target: CliTarget,
+  client: Client,
+  id: string,
+  trigger: { kind: 'interval'; everyS: number } | { kind: 'calendar'; stepS: number },
+  timeoutMs: number,
+  wrote: (w: CliUpdateWrote) => void,
+): Promise<void> {
+  const d = await client.schedule.getHandle(id).describe();
+  if (d.action.type !== 'startWorkflow') throw new Error(`schedule ${id} starts no workflow`);
+  const args = d.action.args ?? [];
+  const input = args[0] as { args?: { ms?: unknown }[]; job?: { misfireGraceMs?: unknown } } | undefined;
+  const workMs = input?.args?.[0]?.ms;
+  if (typeof workMs !== 'number') throw new Error(`schedule ${id}: no args' ms in its input`);
+  const grace = input?.job?.misfireGraceMs;
+  const paused = d.state.paused;
+  const spec =
+    trigger.kind === 'interval'
+      ? ['--interval', `${trigger.everyS}s`]
+      : ['--calendar', JSON.stringify({ second: `*/${trigger.stepS}`, minute: '*', hour: '*' })];
+  const catchup = d.policies.catchupWindow;
+  wrote({ paused, workMs, graceMs: typeof grace === 'number' ? grace : null });
+  return run(
+    target,
+    [
+      'schedule',
+      'update',
+      '--schedule-id',
+      id,
+      '--workflow-id',
+      d.action.workflowId,
+      '--task-queue',
+      d.action.taskQueue,
+      '--type',
+      d.action.workflowType,
+      ...args.flatMap((a) => ['--input', JSON.stringify(a)]),
+      ...spec,
+      '--overlap-policy',
+      OVERLAP[d.policies.overlap ?? 'SKIP'] ?? 'Skip',
+      ...(catchup ? ['--catchup-window', `${Math.round(catchup / 1000)}s`] : []),
+      ...(paused ? ['--paused'] : []),
+    ],
+    timeoutMs,
+  );
+}

@@ -62,6 +62,20 @@ export type Op =
   | { kind: 'reschedule'; job: number; trigger: JobSpec['trigger'] }
   /** `cli`: sent with the real `temporal` CLI (an outside edit) rather than temporal-flow. */
   | { kind: 'pause' | 'resume' | 'trigger' | 'remove'; job: number; cli: boolean }
+  /**
+   * `temporal schedule update` of a job whose trigger is an interval or a calendar, to another of those: a
+   * full replace in the help's form (schedule id, workflow id, task queue, type), with the input, overlap
+   * policy, catch-up window and paused state read from `temporal schedule describe` just before.
+   */
+  | { kind: 'update-cli'; job: number; trigger: UpdatableTrigger }
+  /**
+   * Jobs as code: the run's job set (3 slots) as a file would say it, then `plan` and `apply` (with `prune`:
+   * the set's jobs the file no longer lists are deleted). A slot already deployed keeps its options but
+   * the trigger and the args' `ms` (`change` says which the file changes); null: the slot is not listed.
+   */
+  | { kind: 'deploy'; slots: (DeploySlot | null)[]; prune: boolean }
+  /** `tflow doctor --repair` (runDoctor with repair): it changes no schedule, so the model takes nothing from it. */
+  | { kind: 'repair' }
   | { kind: 'backfill'; job: number; spanS: number; cli: boolean }
   | { kind: 'key-burst'; key: number; n: number; ms: number }
   | { kind: 'parent'; ms: number; signalAfterMs: number }
@@ -82,6 +96,15 @@ export type Op =
   | { kind: 'postgres-stop'; downMs: number };
 
 export type OpKind = Op['kind'];
+
+/** The triggers `temporal schedule update` gives here: an interval, or a calendar by its second field. */
+export type UpdatableTrigger = { kind: 'interval'; everyS: number } | { kind: 'calendar'; stepS: number };
+
+/** A slot of the job set: the job (a one-off never: a set refuses them), and what a redeploy changes. */
+export interface DeploySlot {
+  job: JobSpec;
+  change: 'none' | 'ms' | 'trigger' | 'both';
+}
 
 export interface TimedOp {
   /** Offset from the start of the run, ms. */
@@ -149,6 +172,39 @@ const jobSpec: fc.Arbitrary<JobSpec> = fc.record(
 );
 
 const ref = fc.nat({ max: 1_000 });
+
+const updatableArb: fc.Arbitrary<UpdatableTrigger> = fc.oneof(
+  fc.record({ kind: fc.constant('interval' as const), everyS: fc.integer({ min: 2, max: 6 }) }),
+  fc.record({ kind: fc.constant('calendar' as const), stepS: fc.constantFrom(3, 4, 5, 6) }),
+);
+
+/** A job of a set: any trigger of the mix but a one-off (drawn as an interval instead). */
+const setJobSpec: fc.Arbitrary<JobSpec> = jobSpec.map((job) =>
+  job.trigger.kind === 'once'
+    ? { ...job, trigger: { kind: 'interval' as const, everyS: 2 + (job.trigger.inMs % 5) } }
+    : job,
+);
+
+const deployArb: fc.Arbitrary<Op> = fc.record({
+  kind: fc.constant('deploy' as const),
+  slots: fc.array(
+    fc.option(
+      fc.record({
+        job: setJobSpec,
+        change: fc.constantFrom(
+          'none' as const,
+          'none' as const,
+          'ms' as const,
+          'trigger' as const,
+          'both' as const,
+        ),
+      }),
+      { nil: null, freq: 4 },
+    ),
+    { minLength: 3, maxLength: 3 },
+  ),
+  prune: fc.boolean(),
+});
 /** One edit in three through the `temporal` CLI. */
 const viaCli = fc.constantFrom(false, false, true);
 
@@ -168,6 +224,12 @@ function opArb(faults: readonly OpKind[]): fc.Arbitrary<Op> {
       weight: 2,
       arbitrary: fc.record({ kind: fc.constant('reschedule' as const), job: ref, trigger: triggerArb }),
     },
+    {
+      weight: 1,
+      arbitrary: fc.record({ kind: fc.constant('update-cli' as const), job: ref, trigger: updatableArb }),
+    },
+    { weight: 2, arbitrary: deployArb },
+    { weight: 1, arbitrary: fc.constant({ kind: 'repair' as const }) },
     {
       weight: 1,
       arbitrary: fc.record({

@@ -13,9 +13,11 @@ import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError } from '../../src/client/errors';
 import { TemporalFlowError } from '../../src/errors';
+import type { JobDefinition } from '../../src/client/jobs/job-plan-types';
 import type { JobSpec, Op, TimedOp } from './generator';
 import { clockChanges } from '../helpers/dst-model';
-import { cliBackfill, cliEdit } from './cli-edits';
+import { cliBackfill, cliEdit, cliUpdate, type CliUpdateWrote } from './cli-edits';
+import { runDoctor } from '../../src/setup/doctor';
 import { killedVerb } from './client-kill';
 import { jobTrigger } from './job-triggers';
 import { modelInForce } from './job-models';
@@ -215,6 +217,17 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
         (s.ok || (s.code === 'JOB_NOT_FOUND' && j.create.t1 > 0 && s.t0 > j.create.t1)),
     );
   let admission = Promise.resolve();
+  /** Jobs with a remove call in flight (a deploy does not list them). */
+  const removing = new Set<string>();
+  /** A remove call of `id`, known as in flight while it is. */
+  const removal = async (id: string, f: () => Promise<Call>): Promise<Call> => {
+    removing.add(id);
+    try {
+      return await f();
+    } finally {
+      removing.delete(id);
+    }
+  };
 
   /**
    * Makes room for one more job: at most MAX_LIVE_JOBS exist at once, creates in flight included (a long
@@ -232,14 +245,17 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
           return true;
         }
         if (Date.now() > deadline) return false;
-        const oldest = live.find((j) => j.create.t1 > 0);
+        const oldest = live.find((j) => j.create.t1 > 0 && !deployingIds.has(j.id));
         if (!oldest) {
           await sleep(500);
           continue;
         }
         const entry: JobLife['states'][number] = { t0: Date.now(), t1: 0, ok: false, kind: 'remove' };
         oldest.states.push(entry);
-        Object.assign(entry, await call('remove', () => anyClient().scheduler.removeJob(oldest.id)));
+        Object.assign(
+          entry,
+          await removal(oldest.id, () => call('remove', () => anyClient().scheduler.removeJob(oldest.id))),
+        );
         if (!gone(oldest)) await sleep(500);
       }
     });
@@ -250,31 +266,34 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     return turn;
   }
 
+  /** A job's options but its trigger, as the plan's spec says them (`ms` given apart: a set's redeploy changes it). */
+  const jobOptions = (spec: JobSpec, ms = spec.ms) => ({
+    args: [{ ms }],
+    maxInstances: spec.maxInstances,
+    coalesce: spec.coalesce,
+    ...(spec.graceS ? { misfireGraceTime: `${spec.graceS}s` as const } : {}),
+    ...(spec.onMissed ? { onMissed: webhook } : {}),
+    ...(spec.onLate ? { onLate: webhook, lateAfter: '2s' as const } : {}),
+    ...(spec.silentS ? { expectSuccessWithin: `${spec.silentS}s` as const, onSilent: webhook } : {}),
+  });
+  const newLife = (id: string, spec: JobSpec): JobLife => ({
+    id,
+    spec,
+    ...jobTrigger(spec, Date.now()),
+    edits: [],
+    reschedules: [],
+    create: { t0: 0, t1: 0, ok: false },
+    states: [],
+    triggers: [],
+    backfills: [],
+    runs: [],
+  });
+
   async function createJob(spec: JobSpec): Promise<void> {
     const id = `ck-${tag}-${++serial}`;
     const { scheduler } = anyClient();
-    const common = {
-      jobId: id,
-      args: [{ ms: spec.ms }],
-      maxInstances: spec.maxInstances,
-      coalesce: spec.coalesce,
-      ...(spec.graceS ? { misfireGraceTime: `${spec.graceS}s` as const } : {}),
-      ...(spec.onMissed ? { onMissed: webhook } : {}),
-      ...(spec.onLate ? { onLate: webhook, lateAfter: '2s' as const } : {}),
-      ...(spec.silentS ? { expectSuccessWithin: `${spec.silentS}s` as const, onSilent: webhook } : {}),
-    };
-    const life: JobLife = {
-      id,
-      spec,
-      ...jobTrigger(spec, Date.now()),
-      edits: [],
-      reschedules: [],
-      create: { t0: 0, t1: 0, ok: false },
-      states: [],
-      triggers: [],
-      backfills: [],
-      runs: [],
-    };
+    const common = { jobId: id, ...jobOptions(spec) };
+    const life = newLife(id, spec);
     if (!(await admit(life))) {
       h.createsLeftOut++;
       log(`create ${id} left out: no room (the oldest job's removal refused for 60 s)`);
@@ -296,6 +315,120 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     if (life.create.ok)
       await call('describe', async () => {
         life.createdAt = (await scheduler.client.schedule.getHandle(id).describe()).info.createdAt.getTime();
+      });
+  }
+
+  /**
+   * The run's job set (jobs as code): per slot the job it holds and the trigger and `ms` the file last
+   * gave it; every job the set ever created (a prune deletes those the file no longer lists).
+   */
+  const setName = `ck-${tag}`;
+  const slots: (
+    { life: JobLife; trigger: JobLife['trigger']; model: JobLife['model']; ms: number } | undefined
+  )[] = [];
+  const setLives: JobLife[] = [];
+  let deploying = Promise.resolve();
+  /** The set's jobs a deploy lists, until its apply answered: no remove is sent to them meanwhile. */
+  const deployingIds = new Set<string>();
+
+  /**
+   * Writes the set as the op's file says it with `plan` then `apply` (one call for the model: nothing is
+   * written unless the plan is applied, and a failed apply may have written part of it). The model takes
+   * from a successful or failed apply what the file asks, whatever the plan said: a new slot's job is
+   * created; a listed job that exists gets the file's trigger (a reschedule, when the model's last trigger
+   * for it is another or was not surely written) and the file's args and grace (an edit, likewise); its
+   * paused state is not in the file and stays; with `prune` each other job of the set is removed.
+   */
+  async function deploy(op: Extract<Op, { kind: 'deploy' }>): Promise<void> {
+    const jobs: JobDefinition[] = [];
+    const created: JobLife[] = [];
+    const updated: { life: JobLife; trigger: JobLife['trigger']; model: JobLife['model']; ms: number }[] = [];
+    // A slot's job is listed again only while nothing removes it: a removal that landed during the apply
+    // would let the apply create it again, which the model (nothing runs past a removal) cannot follow.
+    // So the slots to create are admitted first (admission removes the oldest jobs, which may be this
+    // set's), and the set's jobs are kept from removal until the apply has answered.
+    const exists = (i: number) => {
+      const held = slots[i];
+      return held && !gone(held.life) && !removing.has(held.life.id) ? held : undefined;
+    };
+    for (const [i, slot] of op.slots.entries()) {
+      if (!slot || exists(i)) continue;
+      const life = newLife(`ck-${tag}-s${i}-${++serial}`, slot.job);
+      if (!(await admit(life))) {
+        h.createsLeftOut++;
+        log(`deploy: ${life.id} left out: no room (the oldest job's removal refused for 60 s)`);
+        continue;
+      }
+      Object.assign(life, jobTrigger(slot.job, Date.now()));
+      created.push(life);
+      setLives.push(life);
+      slots[i] = { life, trigger: life.trigger, model: life.model, ms: slot.job.ms };
+    }
+    for (const [i, slot] of op.slots.entries()) {
+      const held = slot && exists(i);
+      if (!slot || !held) continue;
+      if (created.includes(held.life)) {
+        jobs.push({
+          jobId: held.life.id,
+          pipeline: jobPipeline,
+          ...jobOptions(slot.job),
+          ...held.trigger,
+        });
+        continue;
+      }
+      const spec = held.life.spec;
+      const next =
+        slot.change === 'trigger' || slot.change === 'both'
+          ? jobTrigger({ ...spec, trigger: slot.job.trigger }, Date.now())
+          : { trigger: held.trigger, model: held.model };
+      const ms = slot.change === 'ms' || slot.change === 'both' ? slot.job.ms : held.ms;
+      updated.push({ life: held.life, ...next, ms });
+      // A set's job is never a one-off (the generator draws none): its trigger is one a file takes.
+      jobs.push({
+        jobId: held.life.id,
+        pipeline: jobPipeline,
+        ...jobOptions(spec, ms),
+        ...next.trigger,
+      });
+    }
+    const listed = new Set(jobs.map((j) => j.jobId));
+    const pruned = op.prune ? setLives.filter((l) => !listed.has(l.id) && !gone(l)) : [];
+    for (const id of listed) deployingIds.add(id);
+    const { scheduler } = anyClient();
+    const c = await call(op.prune ? 'apply --prune' : 'apply', async () => {
+      const plan = await scheduler.plan(
+        { set: setName, pipelines: [jobPipeline], jobs },
+        { prune: op.prune },
+      );
+      await scheduler.apply(plan);
+    });
+    for (const id of listed) deployingIds.delete(id);
+    for (const life of created) {
+      life.create = c;
+      life.edits.push({
+        ...c,
+        graceMs: life.spec.graceS ? life.spec.graceS * 1000 : null,
+        workMs: life.spec.ms,
+      });
+    }
+    for (const u of updated) {
+      const { life } = u;
+      const lastTrigger = life.reschedules.at(-1) ?? { ok: life.create.ok, model: life.model };
+      if (!lastTrigger.ok || JSON.stringify(lastTrigger.model) !== JSON.stringify(u.model))
+        life.reschedules.push({ ...c, trigger: u.trigger, model: u.model });
+      const graceMs = life.spec.graceS ? life.spec.graceS * 1000 : null;
+      const lastEdit = life.edits.at(-1);
+      if (!lastEdit || !lastEdit.ok || lastEdit.workMs !== u.ms || lastEdit.graceMs !== graceMs)
+        life.edits.push({ ...c, graceMs, workMs: u.ms });
+      const held = slots.find((s) => s?.life === life);
+      if (held) Object.assign(held, { trigger: u.trigger, model: u.model, ms: u.ms });
+    }
+    for (const life of pruned) life.states.push({ ...c, kind: 'remove' });
+    for (const life of created.filter(() => c.ok))
+      await call('describe', async () => {
+        life.createdAt = (
+          await scheduler.client.schedule.getHandle(life.id).describe()
+        ).info.createdAt.getTime();
       });
   }
 
@@ -325,21 +458,65 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
         job.reschedules.push({ ...c, ...next });
         return;
       }
+      case 'update-cli': {
+        const job = jobOf(op.job);
+        // Only a job surely under an interval or a UTC calendar: its input then names no zone or DST policy.
+        if (
+          !job ||
+          job.create.t1 === 0 ||
+          !job.reschedules.every((r) => r.ok) ||
+          !['interval', 'calendar'].includes(modelInForce(job).kind)
+        )
+          return;
+        const next = jobTrigger({ ...job.spec, trigger: op.trigger }, Date.now());
+        const { client } = anyClient();
+        let wrote: CliUpdateWrote | undefined;
+        const c = await call('update (cli)', () =>
+          cliUpdate(cli, client, job.id, op.trigger, CALL_DEADLINE_MS, (w) => (wrote = w)),
+        );
+        // Not run when its describe failed: then nothing was written.
+        if (!wrote) return;
+        // A full replace: the new trigger, and the input and paused state it read back, written again.
+        job.reschedules.push({ ...c, ...next });
+        job.edits.push({ ...c, graceMs: wrote.graceMs, workMs: wrote.workMs });
+        job.states.push({ ...c, kind: wrote.paused ? 'pause' : 'resume', cli: true });
+        return;
+      }
+      case 'deploy': {
+        const turn = deploying.then(() => deploy(op));
+        deploying = turn.catch(() => undefined);
+        return turn;
+      }
+      case 'repair': {
+        await call('doctor --repair', () =>
+          runDoctor({
+            connection: { address: server.address },
+            namespace: server.namespace,
+            taskQueue,
+            repair: true,
+            watchdogTaskQueue: workers.watchdogTaskQueue,
+          }),
+        );
+        return;
+      }
       case 'pause':
       case 'resume':
       case 'remove': {
         const job = jobOf(op.job);
-        if (!job) return;
+        // Not while a deploy lists the job (see deploy).
+        if (!job || (op.kind === 'remove' && deployingIds.has(job.id))) return;
         const { scheduler: s, client } = anyClient();
-        const c = await call(op.cli ? `${op.kind} (cli)` : op.kind, () =>
-          op.cli
-            ? cliEdit(cli, client, op.kind, job.id, CALL_DEADLINE_MS)
-            : op.kind === 'pause'
-              ? s.pauseJob(job.id)
-              : op.kind === 'resume'
-                ? s.resumeJob(job.id)
-                : s.removeJob(job.id),
-        );
+        const send = () =>
+          call(op.cli ? `${op.kind} (cli)` : op.kind, () =>
+            op.cli
+              ? cliEdit(cli, client, op.kind, job.id, CALL_DEADLINE_MS)
+              : op.kind === 'pause'
+                ? s.pauseJob(job.id)
+                : op.kind === 'resume'
+                  ? s.resumeJob(job.id)
+                  : s.removeJob(job.id),
+          );
+        const c = op.kind === 'remove' ? await removal(job.id, send) : await send();
         job.states.push({ ...c, kind: op.kind, ...(op.cli ? { cli: true } : {}) });
         return;
       }

@@ -37,3 +37,42 @@ describe('the checker plan', () => {
       expect(faults[i]!.at - faults[i - 1]!.at).toBeGreaterThanOrEqual(12_000);
   });
 });
+
+describe('the checker plan draws the whole mix', () => {
+  // Every kind of operation the runner knows, faults included: a kind the generator stopped drawing would
+  // leave its part of the product unchecked without a word.
+  const kinds = [
+    'create',
+    'modify',
+    'reschedule',
+    'update-cli',
+    'deploy',
+    'repair',
+    'pause',
+    'resume',
+    'trigger',
+    'remove',
+    'backfill',
+    'key-burst',
+    'parent',
+    'flaky',
+    'client-kill',
+    'worker-kill',
+    'alert-worker-kill',
+    'temporal-kill',
+    'postgres-stop',
+  ];
+  it.each([20261204, 4817])('a 30-minute plan holds every kind of operation (seed %i)', (seed) => {
+    const plan = makePlan({
+      seed,
+      durationMs: 30 * 60_000,
+      serverFaults: ['temporal-kill', 'postgres-stop'],
+    });
+    expect(new Set(plan.map((p) => p.op.kind))).toEqual(new Set(kinds));
+    const deploys = plan.flatMap((p) => (p.op.kind === 'deploy' ? [p.op] : []));
+    expect(deploys.some((d) => d.prune)).toBe(true);
+    expect(deploys.some((d) => d.slots.some((s) => s?.change === 'both'))).toBe(true);
+    // A set refuses one-offs: none is drawn for a slot.
+    expect(deploys.flatMap((d) => d.slots).some((s) => s?.job.trigger.kind === 'once')).toBe(false);
+  });
+});
