@@ -1,4 +1,5 @@
 import type { Client, ScheduleDescription } from '@temporalio/client';
+import type { TypedSearchAttributes } from '@temporalio/common';
 import { describeJobIfAny } from '../../../client/jobs/store/describe-job';
 import { decodeAlertsAttribute } from '../../../client/jobs/store/job-alerts-attribute';
 import { compileAlerts } from '../../../client/jobs/store/job-alerts';
@@ -53,7 +54,17 @@ export interface CompletedRun {
  * when it says otherwise, when it cannot be decoded here (the describe then says why), or is absent (a job
  * written before the attribute: its alerts are in the action's memo).
  */
-async function mayNeed(client: Client, jobId: string, text: unknown, taskQueue: string): Promise<boolean> {
+async function mayNeed(
+  client: Client,
+  jobId: string,
+  attrs: TypedSearchAttributes | undefined,
+  taskQueue: string,
+): Promise<boolean> {
+  // The listed record names the job's alert queue in clear (absent: the default): another queue's job is
+  // not this evaluator's, even when its alerts are encrypted under a key this worker lacks.
+  const listed = decodeJobRecord(attrs);
+  if (listed && (listed.alertQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE) !== taskQueue) return false;
+  const text = attrs?.get(ALERTS_SEARCH_ATTRIBUTE);
   if (typeof text !== 'string' || text === '') return true;
   let attribute;
   try {
@@ -90,8 +101,12 @@ export async function listJobIds(
     const text = s.typedSearchAttributes?.get(ALERTS_SEARCH_ATTRIBUTE);
     const ours = text !== undefined || s.typedSearchAttributes?.get(JOB_SEARCH_ATTRIBUTE) !== undefined;
     if (!ours) continue;
-    if (known.has(s.scheduleId) || (await mayNeed(client, s.scheduleId, text, taskQueue)))
+    if (
+      known.has(s.scheduleId) ||
+      (await mayNeed(client, s.scheduleId, s.typedSearchAttributes, taskQueue))
+    ) {
       ids.push(s.scheduleId);
+    }
   }
   return ids;
 }

@@ -64,7 +64,10 @@ export interface CompiledJob {
  * What the search attribute holds of a record: the fields listings show, none of which carries a secret.
  * Chosen field by field, so that a field added to JobRecord later stays out until it is judged safe.
  */
-export type ListedJobRecord = Pick<JobRecord, 'v' | 'trigger' | 'timezone' | 'policies' | 'onError'>;
+export type ListedJobRecord = Pick<
+  JobRecord,
+  'v' | 'trigger' | 'timezone' | 'policies' | 'onError' | 'alertQueue'
+>;
 
 /** The listed fields of a record (see {@link ListedJobRecord}); whatever else it holds is left out. */
 export function listedRecord(record: JobRecord): ListedJobRecord {
@@ -74,6 +77,8 @@ export function listedRecord(record: JobRecord): ListedJobRecord {
     timezone: record.timezone,
     policies: record.policies,
     ...(record.onError ? { onError: record.onError } : {}),
+    // A queue name, no secret: the alert evaluators tell their jobs from the listing, even encrypted ones.
+    ...(record.alertQueue ? { alertQueue: record.alertQueue } : {}),
   };
 }
 
