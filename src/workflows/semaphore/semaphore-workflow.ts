@@ -43,13 +43,13 @@ const liveHolders = (asked: SlotHolder[]): Promise<string[]> =>
 
 /**
  * The semaphore behind `maxInstances: N > 1` (one per job id) and behind a pipeline's `concurrencyKey`
- * (one per pipeline and key, or one per pipeline for all its keys with `maxConcurrentTotal`: at most `max`
- * per key and `total` in all, the keys' lines served round-robin; see slot-table.ts). A request that
- * cannot have a slot is refused when it says `whenFull: 'skip' | 'cancel-newest'`, and with
- * `cancel-in-progress` queues after asking the oldest runs of its key to cancel. A long-lived workflow that grants at most `max` slots. Runs ask through the
- * `acquireSlot` update (refused when full: the job's run is skipped) or the `queueForSlot` update (queued
- * when full: the run waits for `slotGranted`, first come first served), with start, so the first run
- * creates it; they give their slot back with the `releaseSlot` signal, and holders or waiters that died
+ * (one per pipeline and key, or one per pipeline for all its keys with `maxConcurrentTotal`): a long-lived
+ * workflow that grants at most `max` slots per key and, with a total, `total` in all, serving the keys'
+ * lines round-robin (slot-table.ts). Runs ask through the `acquireSlot` update (refused when full: the
+ * job's run is skipped) or the `queueForSlot` update (queued when full: the run waits for `slotGranted`,
+ * first come first served within its key; refused when it says `whenFull: 'skip' | 'cancel-newest'`; with
+ * `cancel-in-progress`, queued after the oldest runs of its key are asked to cancel), with start, so the
+ * first run creates it; they give their slot back with the `releaseSlot` signal, and holders or waiters that died
  * without releasing (a terminated run) are found by asking Temporal whether they still run: when a request
  * finds the semaphore full, and every {@link LIVENESS_CHECK_MS} while it has holders or waiters.
  */
