@@ -128,7 +128,12 @@ export type { RunFilter } from './client/runs';
 export type { JobRun, JobRunStatus } from './client/runs';
 export type { SendEventOptions, SendReceipt } from './client/runs';
 export { listFlowControls } from './client/runs';
-export type { FlowControlSummary, FlowListOptions } from './client/runs';
+export type {
+  FlowControlListing,
+  FlowControlSummary,
+  FlowListOptions,
+  UnreadableFlowControl,
+} from './client/runs';
 
 // --- Dead letters
 export { RedriveError, DeadLetterNotFoundError } from './client/dead-letters';

@@ -24,11 +24,11 @@ export function registerFlowsCommand(program: Command, env: TflowEnv): Command {
       .option('--limit <n>', 'most flow controls read', positiveInteger, 1000)
       .action(async (opts: { pipeline?: string; limit: number }, cmd: Command) =>
         runAndPrint(env, cmd, async (client) => {
-          const flows = await listFlowControls(client, {
+          const listing = await listFlowControls(client, {
             ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
             limit: opts.limit,
           });
-          return { json: flows, text: (ctx) => renderFlowControls(flows, ctx) };
+          return { json: listing, text: (ctx) => renderFlowControls(listing, ctx) };
         }),
       ),
     'tflow flows --pipeline ingest',

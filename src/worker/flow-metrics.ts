@@ -1,8 +1,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { FlowControlSummary, FlowListOptions } from '../client/runs/flow-list';
+import type { FlowControlListing, FlowControlSummary, FlowListOptions } from '../client/runs/flow-list';
 
 /** What the flow metrics read flow controls from: `listFlowControls` bound to a client. */
-export type FlowLister = (opts: FlowListOptions) => Promise<FlowControlSummary[]>;
+export type FlowLister = (opts: FlowListOptions) => Promise<FlowControlListing>;
 
 /** Options of {@link FlowMetrics}. */
 export interface FlowMetricsOptions {
@@ -17,6 +17,7 @@ export interface FlowMetricsOptions {
 
 interface Reading {
   flows: FlowControlSummary[];
+  unreadable: number;
   at: number;
 }
 
@@ -28,6 +29,8 @@ interface Reading {
  * - `tflow_flow_controls{pipeline,control}`: running flow controls (one per key that had events lately);
  * - `tflow_flow_next_run_seconds{pipeline,control}`: seconds until the soonest run due (negative when
  *   overdue: its worker is not keeping up, or none runs);
+ * - `tflow_flow_controls_unreadable`: running flow controls that did not answer their query in 5 s (no
+ *   worker polls their task queue, or it is overloaded); the others are counted all the same;
  * - `tflow_flow_list_errors_total`: readings that failed (the previous values are served meanwhile).
  */
 export class FlowMetrics {
@@ -78,6 +81,16 @@ export class FlowMetrics {
           }
         },
       });
+    new Gauge({
+      name: 'tflow_flow_controls_unreadable',
+      help: 'Running flow controls that did not answer their query (no worker on their task queue?)',
+      registers: [registry],
+      async collect() {
+        const r = await read();
+        this.reset();
+        if (r) this.set(r.unreadable);
+      },
+    });
     byPipeline('tflow_flow_events_pending', 'Events held by flow controls and not yet in a run', (flows) =>
       flows.reduce((n, f) => n + f.events, 0),
     );
@@ -105,7 +118,8 @@ export class FlowMetrics {
   private async refresh(): Promise<Reading | undefined> {
     const at = this.now();
     try {
-      this.reading = { flows: await this.list({}), at };
+      const { flows, unreadable } = await this.list({});
+      this.reading = { flows, unreadable: unreadable.length, at };
     } catch {
       this.errors.inc();
     }

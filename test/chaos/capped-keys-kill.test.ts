@@ -83,9 +83,15 @@ describe('capped keys when the worker is SIGKILLed', () => {
       const total = PROCESSES * PER_PROCESS;
 
       // In the middle: a quarter of the runs done, slots held, the rest in line.
+      // In a step, so that the kill cuts one short (a moment when every slot is between runs would not).
       await waitFor(
-        'a quarter of the runs to return',
-        async () => (readAttempts(log).filter((a) => a.returned).length >= total / 4 ? true : undefined),
+        'a quarter of the runs to return, with a step running',
+        async () => {
+          const attempts = readAttempts(log);
+          return attempts.filter((a) => a.returned).length >= total / 4 && attempts.some((a) => !a.returned)
+            ? true
+            : undefined;
+        },
         240_000,
       );
       const running = readAttempts(log).filter((a) => !a.returned).length;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/pipeline';
 import { PipelineClient } from '../../src/client/runs/pipeline-client';
-import { listFlowControls, type FlowControlSummary } from '../../src/client/runs/flow-list';
+import { listFlowControls, type FlowControlListing } from '../../src/client/runs/flow-list';
 import { WorkerMetrics } from '../../src/worker/metrics';
 import { flowControlWorkflowId } from '../../src/workflows/flow-control/flow-defs';
 import { tflow } from '../helpers/cli';
@@ -48,7 +48,9 @@ describe('pending flow-controlled work', () => {
     const sentAt = Date.now();
     // Visibility lists a new workflow a moment after it starts.
     const json = await waitFor('both flow controls listed', async () => {
-      const flows = JSON.parse(await tflow(['flows', '--json', '--pipeline', name])) as FlowControlSummary[];
+      const { flows } = JSON.parse(
+        await tflow(['flows', '--json', '--pipeline', name]),
+      ) as FlowControlListing;
       return flows.length === 2 ? flows : undefined;
     });
     expect(json.map(({ key, kind, events, started }) => ({ key, kind, events, started }))).toEqual([

@@ -59,13 +59,13 @@ describe('flow control by key', () => {
     });
   });
 
-  it('debounce (all) with maxWait: a steady stream is cut every maxWait; the runs get every event once, in order', async () => {
+  it('debounce (all) with maxWait: a steady stream is cut by maxWait; the runs get every event once, in order', async () => {
     const p = pipeline('debounce-all', {
       steps,
       debounce: { period: '2s', maxWait: '3s', deliver: 'all' },
     }).step('take');
     const sent: number[] = [];
-    const until = Date.now() + 7000;
+    const until = Date.now() + 8000;
     for (let i = 0; Date.now() < until; i++) {
       await client.send(p, [i]);
       sent.push(i);
@@ -77,8 +77,9 @@ describe('flow control by key', () => {
       return all.length >= sent.length ? all : undefined;
     });
     expect(delivered).toEqual(sent);
-    // A quiet period never came within the stream: maxWait cut it (7 s at 3 s at most: 3 runs or more).
-    expect(runsOf(flow).length).toBeGreaterThanOrEqual(3);
+    // A quiet period never came within the stream (an event every 400 ms, the period 2 s), so one window
+    // could not hold it all: maxWait cut it. Not a count of cuts: a timer fires late on a loaded server.
+    expect(runsOf(flow).length).toBeGreaterThanOrEqual(2);
   });
 
   it('batch: full batches at once, the rest after maxWait, each event in one run', async () => {

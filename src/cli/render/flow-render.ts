@@ -1,4 +1,4 @@
-import type { FlowControlSummary } from '../../client/runs/flow-list';
+import type { FlowControlListing } from '../../client/runs/flow-list';
 import type { RenderContext } from './render-context';
 import { renderTable } from './table';
 import { relativeTime } from './time-words';
@@ -9,7 +9,12 @@ const HEADERS = ['PIPELINE', 'KEY', 'CONTROL', 'PENDING', 'NEXT RUN', 'RUNS STAR
  * The flow controls and what waits in them, most events pending first. On a terminal the next run in words
  * (`in 3 s`); piped, tab-separated rows with it as a UTC ISO instant.
  */
-export function renderFlowControls(flows: FlowControlSummary[], ctx: RenderContext): string[] {
+export function renderFlowControls({ flows, unreadable }: FlowControlListing, ctx: RenderContext): string[] {
+  const notes = unreadable.map((u) => `could not read ${u.workflowId}: ${u.unreadable}`);
+  return [...renderReadable(flows, ctx), ...(notes.length > 0 ? ['', ...notes] : [])];
+}
+
+function renderReadable(flows: FlowControlListing['flows'], ctx: RenderContext): string[] {
   if (flows.length === 0)
     return ['no flow control is running (nothing debounced, batched, throttled or deduplicated waits)'];
   const rows = flows.map((f) => [

@@ -15,6 +15,22 @@ export interface FlowControlSummary extends FlowPending {
   workflowId: string;
 }
 
+/**
+ * A running flow control that did not answer its query within {@link QUERY_DEADLINE_MS} (no worker polls
+ * its task queue, or the worker is overloaded): listed apart, so that one of them does not hide the others.
+ */
+export interface UnreadableFlowControl {
+  workflowId: string;
+  /** Why it could not be read (the query's error). */
+  unreadable: string;
+}
+
+/** What {@link listFlowControls} returns. */
+export interface FlowControlListing {
+  flows: FlowControlSummary[];
+  unreadable: UnreadableFlowControl[];
+}
+
 /** Options of {@link listFlowControls}. */
 export interface FlowListOptions {
   /** Only the flow controls of this pipeline. */
@@ -25,15 +41,18 @@ export interface FlowListOptions {
 
 /** Flow controls asked at once. */
 const QUERIES_AT_ONCE = 10;
+/** How long a flow control's query may take: a query waits for a worker of its task queue. */
+const QUERY_DEADLINE_MS = 5000;
 
 /**
  * The running flow controls, with what waits in each (events not yet in a run, when the next run is due,
- * runs started). A flow control that ends between the listing and its query is left out.
+ * runs started), and apart those that did not answer in time. A flow control that ends between the
+ * listing and its query is left out.
  */
 export async function listFlowControls(
   client: Client,
   opts: FlowListOptions = {},
-): Promise<FlowControlSummary[]> {
+): Promise<FlowControlListing> {
   const limit = opts.limit ?? 1000;
   const prefix = opts.pipeline !== undefined ? `tflow-flow:${opts.pipeline}:` : undefined;
   const ids: string[] = [];
@@ -43,20 +62,25 @@ export async function listFlowControls(
     ids.push(wf.workflowId);
     if (ids.length >= limit) break;
   }
-  const out: FlowControlSummary[] = [];
+  const flows: FlowControlSummary[] = [];
+  const unreadable: UnreadableFlowControl[] = [];
   for (let i = 0; i < ids.length; i += QUERIES_AT_ONCE) {
-    const answers = await Promise.all(
+    await Promise.all(
       ids.slice(i, i + QUERIES_AT_ONCE).map(async (workflowId) => {
         try {
-          return { workflowId, ...(await client.workflow.getHandle(workflowId).query(pendingQuery)) };
+          const pending = await client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () =>
+            client.workflow.getHandle(workflowId).query(pendingQuery),
+          );
+          flows.push({ workflowId, ...pending });
         } catch (err) {
           // Ended (idle) since the listing: nothing waits in it.
-          if (err instanceof WorkflowNotFoundError || /closed|completed/i.test(String(err))) return undefined;
-          throw err;
+          if (err instanceof WorkflowNotFoundError || /closed|completed/i.test(String(err))) return;
+          unreadable.push({ workflowId, unreadable: err instanceof Error ? err.message : String(err) });
         }
       }),
     );
-    for (const a of answers) if (a) out.push(a);
   }
-  return out.sort((a, b) => b.events - a.events || a.workflowId.localeCompare(b.workflowId));
+  flows.sort((a, b) => b.events - a.events || a.workflowId.localeCompare(b.workflowId));
+  unreadable.sort((a, b) => a.workflowId.localeCompare(b.workflowId));
+  return { flows, unreadable };
 }

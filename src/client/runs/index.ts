@@ -16,6 +16,12 @@ export { runMetadata, type RunMetadata } from './run-metadata';
 export { runProgress, RunSignalError, signalRun } from './run-signal';
 export { checkKnownSteps, concurrencyKeyOf, runStartOptions } from './run-start';
 export { flowKeyOf, sendEvent, type SendEventOptions, type SendReceipt } from './run-send';
-export { listFlowControls, type FlowControlSummary, type FlowListOptions } from './flow-list';
+export {
+  listFlowControls,
+  type FlowControlListing,
+  type FlowControlSummary,
+  type FlowListOptions,
+  type UnreadableFlowControl,
+} from './flow-list';
 export { type JobRun, type JobRunStatus } from './run-types';
 export { failureOf, newestWithFailures, toRun } from './run-visibility';
