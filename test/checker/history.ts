@@ -70,6 +70,11 @@ export interface DirectRun {
   closedAt?: number;
   /** redrive: the letter it redrove. */
   letter?: string;
+  /**
+   * flaky: when the runner wrote its fix (after the run failed, or after 120 s of waiting for it to): a run
+   * whose charge first started after this completes, and is no dead letter.
+   */
+  fixedAt?: number;
 }
 
 export interface Fault {

@@ -74,6 +74,9 @@ export interface RunnerOptions {
   log: (line: string) => void;
 }
 
+/** How long a `tflow doctor --repair` may take before it counts as a failed call (see the `repair` op). */
+const REPAIR_MS = 300_000;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const message = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
@@ -488,15 +491,31 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
         return turn;
       }
       case 'repair': {
-        await call('doctor --repair', () =>
+        // Not a client call of the checker's: runDoctor makes its own connection and many calls (listings,
+        // a describe per job, the repairs), each under the SDK's own deadline, so no one gRPC deadline
+        // bounds it (seen at seed 2931 on a machine at load average 30: 65 s). It is recorded as a call
+        // that fails if it takes over REPAIR_MS, never as one past its deadline (I4).
+        const t0 = Date.now();
+        let timer: NodeJS.Timeout | undefined;
+        const c = await Promise.race([
           runDoctor({
             connection: { address: server.address },
             namespace: server.namespace,
             taskQueue,
             repair: true,
             watchdogTaskQueue: workers.watchdogTaskQueue,
+          }).then(
+            (): Call => ({ t0, t1: Date.now(), ok: true }),
+            (err: unknown): Call => ({ t0, t1: Date.now(), ok: false, error: message(err) }),
+          ),
+          new Promise<Call>((resolve) => {
+            timer = setTimeout(
+              () => resolve({ t0, t1: Date.now(), ok: false, error: `no answer in ${REPAIR_MS} ms` }),
+              REPAIR_MS,
+            );
           }),
-        );
+        ]).finally(() => clearTimeout(timer));
+        h.calls.push({ op: 'doctor --repair', call: c });
         return;
       }
       case 'pause':
@@ -601,6 +620,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
           if (d.status.name !== 'FAILED') throw new Error(`still ${d.status.name}`);
         }).catch(() => undefined);
         await sleep(op.redriveAfterMs);
+        run.fixedAt = Date.now();
         writeFileSync(path.join(dir, `fixed-${workflowId}`), '');
         let redriven = '';
         const rc = await call('redrive', () =>

@@ -133,13 +133,53 @@ describe('the checker invariants, each shown to fire', () => {
     const { h, job } = goodJob();
     const r = job.runs[3]!;
     h.steps.push(step(r.workflowId, r.runId, 'a', 'start', r.closedAt!.getTime() - 100, 200));
-    expect(flagged(h)).toEqual(['I2']);
+    // Both rules see it: a started again after b had, and a started again after it had completed.
+    expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+      expect.stringContaining('step a started again (attempt 1') &&
+        expect.stringContaining('after b had started'),
+      expect.stringContaining('after it completed'),
+    ]);
   });
 
   it('I2 good twin: step a retried before b started', () => {
     const { h, job } = goodJob();
     const r = job.runs[3]!;
     h.steps.push(step(r.workflowId, r.runId, 'a', 'start', r.startedAt.getTime() + 20, 200));
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I2: a completed step run again at once, as attempt 1 (before the next step started)', () => {
+    const { h, job } = goodJob();
+    const r = job.runs[3]!;
+    const end = h.steps.find((x) => x.wf === r.workflowId && x.step === 'a' && x.ev === 'end')!;
+    h.steps.push(step(r.workflowId, r.runId, 'a', 'start', end.at + 2, 200));
+    expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+      expect.stringContaining('step a started again (attempt 1'),
+    ]);
+  });
+
+  it('I2 good twin: the next attempt after an end the server did not record (a timed-out attempt)', () => {
+    const { h, job } = goodJob();
+    const r = job.runs[3]!;
+    const end = h.steps.find((x) => x.wf === r.workflowId && x.step === 'a' && x.ev === 'end')!;
+    h.steps.push({ ...step(r.workflowId, r.runId, 'a', 'start', end.at + 2, 200), attempt: 2 });
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I5: a flaky run that completed though its charge started before the fix; good twin: fixed before it', () => {
+    const h = emptyHistory();
+    const flaky = addDirect(h, {
+      kind: 'flaky',
+      workflowId: 'ck-flaky-u-2',
+      status: 'COMPLETED',
+      closedAt: at(9_000),
+    });
+    flaky.fixedAt = at(5_000);
+    h.steps.push(step(flaky.workflowId, 'r1', 'charge', 'start', at(4_000)));
+    expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
+      expect.stringContaining('ended COMPLETED, not FAILED at its refused charge'),
+    ]);
+    h.steps[0]!.at = at(6_000);
     expect(checkHistory(h).violations).toEqual([]);
   });
 
