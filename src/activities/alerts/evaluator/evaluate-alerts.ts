@@ -62,6 +62,8 @@ const READS_IN_FLIGHT = 8;
 /** A job whose read failed is read again after this, doubling up to a minute. */
 const RETRY_BASE_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
+/** The `countsChanged` hints are read this often. */
+const HINTS_EVERY_MS = 20_000;
 /** An in-memory evaluator whose last wave is older than this is rebuilt rather than reused. */
 const REUSE_WITHIN_MS = 120_000;
 
@@ -74,8 +76,9 @@ interface Evaluator {
   schedulesSeenUntil: number;
   fullListingAt: number;
   lastWaveAt: number;
-  /** The `countsChanged` hints acted on, by job. */
+  /** The `countsChanged` hints acted on, by job, and when they were last read. */
   hintsDone: Map<string, string>;
+  hintsReadAt: number;
   /** Counters reported, for jobs whose counters are not zero (carried). */
   reported: Record<string, { missedCatchupWindow: number; overlapSkipped: number }>;
   /** The activity that owns it: an older attempt still running on this process stops. */
@@ -170,6 +173,7 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     job.createdAt = reading.createdAt;
     if (reading.alertQueue !== undefined) job.alertQueue = reading.alertQueue;
     else delete job.alertQueue;
+    if (reading.alertsAt !== undefined) job.alertsAt = reading.alertsAt;
     job.paused = reading.paused;
     if (reading.nextActionAt !== undefined) job.nextActionAt = reading.nextActionAt;
     else delete job.nextActionAt;
@@ -234,6 +238,7 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       fullListingAt: now,
       lastWaveAt: now,
       hintsDone: new Map(),
+      hintsReadAt: 0,
       reported: { ...(carry?.reported ?? {}) },
       owner: {},
       legacy: new Set(),
@@ -242,9 +247,16 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     };
     const watchdogs = await runningWatchdogs(client, taskQueue);
     for (const workflowId of watchdogs) ev.legacy.add(workflowId.slice(watchdogWorkflowId('').length));
-    const known = new Map<string, unknown>([...ev.legacy].map((id) => [id, true]));
+    const known = new Map<string, object>([...ev.legacy].map((id) => [id, {}]));
     // Carried: a job not in `reported` had counters at zero when its predecessor last looked.
-    await readAll(ev, client, await listJobIds(client, taskQueue, known), now, carry !== undefined);
+    const alive = () => Context.current().heartbeat(ev.carried ?? carryOf(ev));
+    await readAll(
+      ev,
+      client,
+      await listJobIds(client, taskQueue, known, undefined, alive),
+      now,
+      carry !== undefined,
+    );
     for (const [jobId, since] of Object.entries(carry?.silent ?? {})) {
       const job = ev.jobs.get(jobId);
       if (job && !(job.config.deadManSince && Date.parse(job.config.deadManSince) > Date.parse(since))) {
@@ -278,7 +290,9 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     // 1. Alerts written since the last wave; every few minutes, every schedule (deleted ones, older jobs).
     const full = started - ev.fullListingAt >= FULL_LISTING_MS;
     const ids = full
-      ? await listJobIds(client, ev.taskQueue, ev.jobs)
+      ? await listJobIds(client, ev.taskQueue, ev.jobs, undefined, () =>
+          Context.current().heartbeat(carryOf(ev)),
+        )
       : await listJobIds(client, ev.taskQueue, ev.jobs, new Date(ev.schedulesSeenUntil - VISIBILITY_LAG_MS));
     const toRead = new Set(ids);
     if (full) {
@@ -307,7 +321,10 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       if (job) sawSuccess(job, run);
     }
     ev.runsSeenUntil = iso(started);
-    // 3. Triggers and backfills just sent: their overlap skips are counted at once.
+    // 3. Triggers and backfills just sent: their overlap skips are counted at once. Read every 20 s (a
+    // query costs the evaluator's worker a workflow task), well within the minute promised.
+    if (started - ev.hintsReadAt < HINTS_EVERY_MS) return checkDue(ev, client, started);
+    ev.hintsReadAt = started;
     try {
       const hints = await client.workflow.getHandle(workflowId).query(alertCountsChangedQuery);
       for (const [jobId, at] of Object.entries(hints)) {
@@ -320,7 +337,11 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     } catch (err) {
       Context.current().log.warn('could not read the triggers sent', { error: describeValue(err) });
     }
-    // 4. What is due, job by job.
+    await checkDue(ev, client, started);
+  }
+
+  /** 4. What is due, job by job. */
+  async function checkDue(ev: Evaluator, client: Client, started: number): Promise<void> {
     const ctx: CheckContext = { client, taskQueue: ev.taskQueue, reread: (id) => reread(ev, client, id) };
     const due = [...ev.jobs.values()].filter(
       (job) =>

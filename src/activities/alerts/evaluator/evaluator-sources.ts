@@ -38,6 +38,8 @@ export interface JobReading {
   alertsLost?: string[];
   /** The job's alert task queue, when its record names one (else the default). */
   alertQueue?: string;
+  /** Its `TflowAlertsAt` as read (epoch ms). */
+  alertsAt?: number;
 }
 
 /** A completed run of a job. */
@@ -88,8 +90,10 @@ async function mayNeed(
 export async function listJobIds(
   client: Client,
   taskQueue: string,
-  known: ReadonlyMap<string, unknown>,
+  known: ReadonlyMap<string, object>,
   since?: Date,
+  /** Called for each schedule listed (a heartbeat: a listing of thousands outlasts a heartbeat timeout). */
+  alive: () => void = () => undefined,
 ): Promise<string[]> {
   const ids: string[] = [];
   const listing = since
@@ -98,13 +102,16 @@ export async function listJobIds(
       })
     : listSchedulesReadable(client);
   for await (const s of listing) {
+    alive();
     const text = s.typedSearchAttributes?.get(ALERTS_SEARCH_ATTRIBUTE);
     const ours = text !== undefined || s.typedSearchAttributes?.get(JOB_SEARCH_ATTRIBUTE) !== undefined;
     if (!ours) continue;
-    if (
-      known.has(s.scheduleId) ||
-      (await mayNeed(client, s.scheduleId, s.typedSearchAttributes, taskQueue))
-    ) {
+    const seen = known.get(s.scheduleId) as { alertsAt?: number } | undefined;
+    if (seen !== undefined) {
+      // Listed again within the visibility lag's overlap: read again only when written since it was read.
+      const at = s.typedSearchAttributes?.get(ALERTS_AT_SEARCH_ATTRIBUTE)?.getTime();
+      if (since === undefined || at === undefined || at !== seen.alertsAt) ids.push(s.scheduleId);
+    } else if (await mayNeed(client, s.scheduleId, s.typedSearchAttributes, taskQueue)) {
       ids.push(s.scheduleId);
     }
   }
@@ -120,6 +127,7 @@ export function readingOf(jobId: string, d: ScheduleDescription): JobReading {
       ? { ...compiled, deadManSince: record.deadManSince }
       : compiled;
   const next = d.state.paused ? undefined : d.info.nextActionTimes[0];
+  const alertsAt = d.typedSearchAttributes.get(ALERTS_AT_SEARCH_ATTRIBUTE)?.getTime();
   return {
     jobId,
     taskQueue: d.action.type === 'startWorkflow' ? d.action.taskQueue : undefined,
@@ -133,6 +141,7 @@ export function readingOf(jobId: string, d: ScheduleDescription): JobReading {
     },
     ...(record?.alertsLost && record.alertsLost.length > 0 ? { alertsLost: record.alertsLost } : {}),
     ...(record?.alertQueue ? { alertQueue: record.alertQueue } : {}),
+    ...(alertsAt !== undefined ? { alertsAt } : {}),
   };
 }
 

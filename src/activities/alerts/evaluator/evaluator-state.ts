@@ -30,6 +30,8 @@ export interface WatchedJob {
   paused: boolean;
   /** The alert queue its record names (absent: the default, or a job written before records named it). */
   alertQueue?: string;
+  /** Its `TflowAlertsAt` when last read (epoch ms): a listing showing the same is not read again. */
+  alertsAt?: number;
 }
 
 /** What is carried from one evaluation activity to the next. */
