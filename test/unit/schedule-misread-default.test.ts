@@ -82,7 +82,7 @@ describe('weekday jobs in zones whose midnight jumps: the named times exactly, b
 
   it('changes nothing else: no weekday named, another zone, a policy given, or more than 48 times a day', () => {
     const dstOf = (trigger: object, defaultDst?: object) =>
-      compileTrigger({ timezone: 'America/Santiago', ...trigger } as never, 'UTC', defaultDst as never).dst;
+      compileTrigger({ timezone: 'America/Santiago', ...trigger }, 'UTC', defaultDst).dst;
     expect(dstOf({ cron: '30 2 * * *' })).toBeUndefined();
     expect(dstOf({ cron: '30 2 * * 0', timezone: 'Europe/Paris' })).toBeUndefined();
     expect(dstOf({ cron: '30 2 * * 0', dst: {} })).toBeUndefined();
