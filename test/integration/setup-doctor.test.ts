@@ -74,7 +74,9 @@ describe('a plain dev server before and after `tflow setup`', () => {
       'schedule-start-rate': 'unknown',
     });
     const attrs = report.checks.find((c) => c.id === 'search-attributes')!;
-    expect(attrs.summary).toContain('missing: TflowPipeline, TflowOutcome, TflowJob, TflowAlerts, TflowSet, TflowAlertsAt');
+    expect(attrs.summary).toContain(
+      'missing: TflowPipeline, TflowOutcome, TflowJob, TflowAlerts, TflowSet, TflowAlertsAt',
+    );
     expect(attrs.fix).toBe('npx tflow setup');
   });
 
