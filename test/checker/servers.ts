@@ -165,16 +165,33 @@ export class CheckerWorkers {
     return child;
   }
 
-  /** Starts the watchdog worker (watchdog-process.ts) unless one runs. */
-  async ensureWatchdog(): Promise<void> {
-    if (this.watchdog && this.watchdog.exitCode === null && this.watchdog.signalCode === null) return;
+  /** The start of the watchdog worker in progress, which concurrent callers share. */
+  private watchdogStarting: Promise<void> | undefined;
+
+  /**
+   * Starts the watchdog worker (watchdog-process.ts) unless one runs or is starting. One start at a time:
+   * faults that end together each call this, and two starts at once left the first worker untracked, never
+   * killed by an `alert-worker-kill` nor stopped at the end (13 such processes were found alive after the
+   * long runs at seeds 7352 and 2931 on 2026-12-04, so their alert faults killed one of several workers).
+   */
+  ensureWatchdog(): Promise<void> {
+    if (this.watchdogStarting) return this.watchdogStarting;
+    if (this.watchdog && this.watchdog.exitCode === null && this.watchdog.signalCode === null)
+      return Promise.resolve();
     const { address, namespace, bundlePath } = this.target;
-    this.watchdog = await this.spawnWorker('watchdog-process.ts', [
+    this.watchdogStarting = this.spawnWorker('watchdog-process.ts', [
       address,
       namespace,
       this.watchdogTaskQueue,
       bundlePath,
-    ]);
+    ])
+      .then((child) => {
+        this.watchdog = child;
+      })
+      .finally(() => {
+        this.watchdogStarting = undefined;
+      });
+    return this.watchdogStarting;
   }
 
   /** SIGKILLs the watchdog worker and waits until it is gone. */
