@@ -251,8 +251,11 @@ describe('expectSuccessWithin: the dead-man switch', () => {
     );
     expect(posts.map((e) => e.kind)).toEqual(['silent', 'recovered']);
     expect(posts[1]!.lastSuccessAt).toBe(silent!.lastSuccessAt);
-    const metricsText = await metrics.registry.metrics();
-    expect(metricsText).toContain(`tflow_job_silent{job="${jobId}"} 0`);
+    // The webhook has the post before the delivery's activity reports it to the metrics: wait for that.
+    const metricsText = await waitFor('the recovered delivery counted', async () => {
+      const text = await metrics.registry.metrics();
+      return text.includes(`tflow_job_silent{job="${jobId}"} 0`) ? text : undefined;
+    });
     expect(metricsText).toMatch(/tflow_alert_deliveries_total\{kind="silent",outcome="delivered"\} [1-9]/);
 
     // The job is one Temporal entity: on the alert queue, only the shared evaluator and one delivery

@@ -4,6 +4,7 @@ import { inLanes } from '../in-lanes';
 import { isSpentOneOff, jobFromDescription, jobFromSummary } from './job-describe';
 import type { JobDescription, JobFilter, JobSummary } from './job-types';
 import { listSchedulesReadable } from '../schedule-listing';
+import { undecodable } from './job-alert-health';
 
 /*
  * listJobs(): one listing call per 1,000 schedules, and with `details` one describe per job, a bounded
@@ -30,19 +31,22 @@ export async function listJobs(client: Client, filter: JobFilter): Promise<JobSu
   // Plain code-unit order: stable across locales, and far cheaper than localeCompare on 1,000s of ids.
   jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (!filter.details) return jobs;
-  return describeAll(
-    client,
-    jobs.map((j) => j.id),
-  );
+  return describeAll(client, jobs);
 }
 
-async function describeAll(client: Client, ids: string[]): Promise<JobDescription[]> {
-  const out: JobDescription[] = new Array<JobDescription>(ids.length);
-  await inLanes(ids, DESCRIBE_CONCURRENCY, async (id, i) => {
-    // Deleted between the listing and the description: left out. Any other error (server gone,
-    // credentials, codec) is the caller's, not a silently shorter list.
-    const d = await describeJobIfAny(client, id);
-    if (d) out[i] = jobFromDescription(d);
+async function describeAll(client: Client, jobs: JobSummary[]): Promise<JobDescription[]> {
+  const out: JobDescription[] = new Array<JobDescription>(jobs.length);
+  await inLanes(jobs, DESCRIBE_CONCURRENCY, async (job, i) => {
+    // Deleted between the listing and the description: left out. A schedule this client cannot decode
+    // (encrypted under a codec or key it lacks) stays as the listing read it: not one of ours. Any other
+    // error (server gone, credentials) is the caller's, not a silently shorter list.
+    try {
+      const d = await describeJobIfAny(client, job.id);
+      if (d) out[i] = jobFromDescription(d);
+    } catch (err) {
+      if (!(job.foreign && undecodable(err))) throw err;
+      out[i] = job;
+    }
   });
   return out.filter((j) => j !== undefined && !isSpentOneOff(j));
 }
