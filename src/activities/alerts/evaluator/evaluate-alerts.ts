@@ -253,7 +253,7 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     await readAll(
       ev,
       client,
-      await listJobIds(client, taskQueue, known, undefined, alive),
+      (await listJobIds(client, taskQueue, known, undefined, alive)).ids,
       now,
       carry !== undefined,
     );
@@ -289,14 +289,15 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     const started = Date.now();
     // 1. Alerts written since the last wave; every few minutes, every schedule (deleted ones, older jobs).
     const full = started - ev.fullListingAt >= FULL_LISTING_MS;
-    const ids = full
+    const { ids, listed } = full
       ? await listJobIds(client, ev.taskQueue, ev.jobs, undefined, () =>
           Context.current().heartbeat(carryOf(ev)),
         )
       : await listJobIds(client, ev.taskQueue, ev.jobs, new Date(ev.schedulesSeenUntil - VISIBILITY_LAG_MS));
     const toRead = new Set(ids);
     if (full) {
-      for (const jobId of ev.jobs.keys()) if (!toRead.has(jobId)) toRead.add(jobId);
+      // Known and no longer listed: deleted (read, it is found gone and dropped).
+      for (const jobId of ev.jobs.keys()) if (!listed.has(jobId)) toRead.add(jobId);
       ev.fullListingAt = started;
     }
     // A watchdog started since (by a scheduler of the release before, during a rolling upgrade).

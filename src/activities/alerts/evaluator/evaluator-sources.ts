@@ -83,9 +83,10 @@ async function mayNeed(
 }
 
 /**
- * The ids of our jobs (schedules with a job record or alerts attribute) that may need evaluating by
- * `taskQueue` (see mayNeed), or that `known` holds (a job whose alerts were removed or moved must be read
- * again to be dropped); `since`: only those whose alerts were written after it.
+ * The ids of our jobs (schedules with a job record or alerts attribute) to read: those that may need
+ * evaluating by `taskQueue` (see mayNeed), and those `known` holds whose `TflowAlertsAt` changed since they
+ * were read (a job whose alerts were removed or moved must be read again to be dropped); `since`: only the
+ * schedules whose alerts were written after it. `listed`: every one of ours the listing showed.
  */
 export async function listJobIds(
   client: Client,
@@ -94,8 +95,9 @@ export async function listJobIds(
   since?: Date,
   /** Called for each schedule listed (a heartbeat: a listing of thousands outlasts a heartbeat timeout). */
   alive: () => void = () => undefined,
-): Promise<string[]> {
+): Promise<{ ids: string[]; listed: Set<string> }> {
   const ids: string[] = [];
+  const listed = new Set<string>();
   const listing = since
     ? readingClient(client).schedule.list({
         query: `${ALERTS_AT_SEARCH_ATTRIBUTE.name} > ${queryLiteral(since.toISOString())}`,
@@ -106,16 +108,17 @@ export async function listJobIds(
     const text = s.typedSearchAttributes?.get(ALERTS_SEARCH_ATTRIBUTE);
     const ours = text !== undefined || s.typedSearchAttributes?.get(JOB_SEARCH_ATTRIBUTE) !== undefined;
     if (!ours) continue;
+    listed.add(s.scheduleId);
     const seen = known.get(s.scheduleId) as { alertsAt?: number } | undefined;
     if (seen !== undefined) {
-      // Listed again within the visibility lag's overlap: read again only when written since it was read.
+      // Listed again (the visibility lag's overlap, a full listing): read only when written since it was read.
       const at = s.typedSearchAttributes?.get(ALERTS_AT_SEARCH_ATTRIBUTE)?.getTime();
-      if (since === undefined || at === undefined || at !== seen.alertsAt) ids.push(s.scheduleId);
+      if (at === undefined || at !== seen.alertsAt) ids.push(s.scheduleId);
     } else if (await mayNeed(client, s.scheduleId, s.typedSearchAttributes, taskQueue)) {
       ids.push(s.scheduleId);
     }
   }
-  return ids;
+  return { ids, listed };
 }
 
 /** What of a description the evaluator keeps. */
