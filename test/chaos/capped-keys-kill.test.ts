@@ -11,7 +11,7 @@ import {
 import { ClientProcesses } from '../helpers/client-processes';
 import { WorkerProcesses } from '../helpers/worker-processes';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
-import { capped, PER_KEY, TOTAL } from '../fixtures/capped-pipeline';
+import { cappedFor, PER_KEY, TOTAL } from '../fixtures/capped-pipeline';
 import { mostAtOnce, mostOfAKey, readAttempts } from '../fixtures/capped-log';
 
 /*
@@ -99,7 +99,7 @@ describe('capped keys when the worker is SIGKILLed', () => {
       alive.push(await workers.start(t, log));
 
       const outcomes = () => procs.flatMap((p) => p.lines.filter((l) => /^(done|failed) /.test(l)));
-      const semaphore = t.client.workflow.getHandle(concurrencyTotalSemaphoreId(capped.name));
+      const semaphore = t.client.workflow.getHandle(concurrencyTotalSemaphoreId(cappedFor(t.taskQueue).name));
       await waitFor(
         'every run to end',
         async () => (outcomes().length === total ? true : undefined),

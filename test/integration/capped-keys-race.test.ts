@@ -10,7 +10,7 @@ import {
 import { ClientProcesses } from '../helpers/client-processes';
 import { WorkerProcesses } from '../helpers/worker-processes';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
-import { capped, PER_KEY, TOTAL } from '../fixtures/capped-pipeline';
+import { cappedFor, PER_KEY, TOTAL } from '../fixtures/capped-pipeline';
 import { mostAtOnce, mostOfAKey, readAttempts } from '../fixtures/capped-log';
 
 /*
@@ -65,7 +65,7 @@ describe('capped keys under a global cap, racing', () => {
       for (const p of procs) p.go();
       const total = PROCESSES * PER_PROCESS;
       const outcomes = () => procs.flatMap((p) => p.lines.filter((l) => /^(done|failed) /.test(l)));
-      const semaphore = t.client.workflow.getHandle(concurrencyTotalSemaphoreId(capped.name));
+      const semaphore = t.client.workflow.getHandle(concurrencyTotalSemaphoreId(cappedFor(t.taskQueue).name));
       try {
         // 200 steps of 150 ms, 5 at a time: 6 s of steps; the rest is the starts and grants on 2 cores.
         await waitFor(
