@@ -36,7 +36,7 @@ import {
   rescheduleUpdate,
   type JobWrite,
 } from './store/build-updates';
-import { ALERT_KEYS, type JobAlerts } from './store/job-alerts';
+import type { JobAlerts } from './store/job-alerts';
 import { afterJobWrite } from './job-followups';
 import { decodeJobRecord } from './store/job-record';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../../workflows/alerts/watchdog-defs';
@@ -194,7 +194,7 @@ export class PipelineScheduler {
     const write = await this.update(jobId, (current) =>
       rescheduleUpdate(jobId, current, given, compiled, this.defaults.misfireGraceMs),
     );
-    await this.afterWrite(jobId, write, false);
+    await this.afterWrite(jobId, write);
   }
 
   /** Changes what a job runs and how (args, note, policies, onError, alerts); when it runs is kept. */
@@ -202,11 +202,7 @@ export class PipelineScheduler {
     // Validated whole before any call: a bad option changes nothing (see parseJobChanges).
     const checked = parseJobChanges(changes, this.defaults.knownSteps);
     const write = await this.update(jobId, (current) => modifyUpdate(jobId, current, checked));
-    await this.afterWrite(
-      jobId,
-      write,
-      ALERT_KEYS.some((key) => key in checked.alerts),
-    );
+    await this.afterWrite(jobId, write);
   }
 
   /** Pauses a job: no run starts until resumeJob(); a run in flight continues. */
@@ -214,7 +210,7 @@ export class PipelineScheduler {
     const write = await this.update(jobId, (current) =>
       pauseUpdate(jobId, current, true, note ?? 'paused by temporal-flow'),
     );
-    await this.afterWrite(jobId, write, false);
+    await this.afterWrite(jobId, write);
   }
 
   /** Resumes a paused job. */
@@ -222,7 +218,7 @@ export class PipelineScheduler {
     const write = await this.update(jobId, (current) =>
       pauseUpdate(jobId, current, false, note ?? 'resumed by temporal-flow'),
     );
-    await this.afterWrite(jobId, write, false);
+    await this.afterWrite(jobId, write);
   }
 
   /** Runs a job now, with the job's own overlap policy (the SDK's default would be ALLOW_ALL). */
@@ -358,7 +354,7 @@ export class PipelineScheduler {
    * A write's last steps, from what it wrote: a due one-off's backfill; for a job whose alerts need
    * evaluating, the evaluator of its queue made sure of (one call per scheduler and queue).
    */
-  private async afterWrite(jobId: string, write: JobWrite, _alertsChanged: boolean): Promise<void> {
+  private async afterWrite(jobId: string, write: JobWrite): Promise<void> {
     await afterJobWrite(this.client, jobId, write);
     // The job's own queue (its record names it; a job written by another scheduler keeps its own).
     const queue = write.record?.alertQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
@@ -397,7 +393,7 @@ export class PipelineScheduler {
       if (!replace) translateScheduleError(err, jobId);
     }
     const write = await this.update(jobId, (current) => replaceUpdate(jobId, current, job, job.due));
-    await this.afterWrite(jobId, write, true);
+    await this.afterWrite(jobId, write);
     return false;
   }
 
