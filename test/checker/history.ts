@@ -110,6 +110,11 @@ export interface History {
   /** Creates the plan asked for but left out: no room within a minute ({@link MAX_LIVE_JOBS}). */
   createsLeftOut: number;
   /**
+   * Why each run that failed without a cause failed (a job run `failed`, a key, parent, child or redrive
+   * run not COMPLETED), read from its history at rest (failure-evidence.ts), by workflow id.
+   */
+  failures?: Record<string, string>;
+  /**
    * Runs of the jobs that ran steps (the steps' log says so) but that visibility still did not list when
    * the read-back gave up ({@link READ_BACK_MS}): the history is incomplete and is not checked further.
    */

@@ -264,6 +264,7 @@ export function checkHistory(h: History): CheckResult {
   }
 
   // I4: nothing waits forever; nothing fails without a cause.
+  const why = (wf: string) => (h.failures?.[wf] ? ` (its history: ${h.failures[wf]})` : '');
   tally.check('I4', 'certain', h.direct.filter((d) => d.start.ok).length);
   for (const r of h.stillRunning)
     v.push({
@@ -276,7 +277,7 @@ export function checkHistory(h: History): CheckResult {
       if (!['completed', 'skipped', 'running'].includes(r.status))
         v.push({
           invariant: 'I4',
-          detail: `job ${job.id}: run ${r.workflowId} ${r.status}, though nothing made it fail${r.failure ? `: ${r.failure}` : ''}`,
+          detail: `job ${job.id}: run ${r.workflowId} ${r.status}, though nothing made it fail${r.failure ? `: ${r.failure}` : ''}${why(r.workflowId)}`,
         });
     }
   for (const d of h.direct) {
@@ -284,7 +285,7 @@ export function checkHistory(h: History): CheckResult {
     if (d.status !== 'COMPLETED' && d.status !== 'RUNNING')
       v.push({
         invariant: d.kind === 'redrive' ? 'I5' : 'I4',
-        detail: `${d.kind} run ${d.workflowId} ended ${d.status}, though nothing made it fail`,
+        detail: `${d.kind} run ${d.workflowId} ended ${d.status}, though nothing made it fail${why(d.workflowId)}`,
       });
   }
 

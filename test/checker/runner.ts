@@ -19,6 +19,7 @@ import { clockChanges } from '../helpers/dst-model';
 import { cliBackfill, cliEdit, cliUpdate, type CliUpdateWrote } from './cli-edits';
 import { runDoctor } from '../../src/setup/doctor';
 import { killedVerb } from './client-kill';
+import { readFailures } from './failure-evidence';
 import { jobTrigger } from './job-triggers';
 import { modelInForce } from './job-models';
 import {
@@ -820,6 +821,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
       run.status = `unknown (${message(err)})`;
     }
   }
+  await readFailures(c.client, h, dir);
   h.letters = (await c.runs.listDeadLetters({ pipeline: flakyPipeline.spec.name, limit: 1_000 })).map(
     (l) => ({
       workflowId: l.workflowId,
