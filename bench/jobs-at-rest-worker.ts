@@ -1,26 +1,20 @@
 /*
- * The watchdog worker of bench/jobs-at-rest.bench.ts, in a process of its own so that its RSS and CPU are
- * its own: `node --import tsx bench/jobs-at-rest-worker.ts <address> <task queue>`. It bundles the
- * workflows from source, polls the watchdog task queue, prints `ready` once polling, and runs until its
- * stdin closes (the bench ended or died).
+ * The alert worker of the benches that create jobs with alerts (jobs-at-rest, scheduler-ops), in a process
+ * of its own so that its RSS and CPU are its own. bench/watchdog-process.ts compiles it for plain node
+ * (compile-for-node.ts), so that it runs as a user's compiled alert worker does: `temporal-flow/worker`
+ * from dist/ with the prebuilt workflow bundle, no tsx and no webpack in the process (both would add
+ * 100 MB and more to its RSS). `node .tflow/bench/jobs-at-rest-worker.js <address> <task queue>`: prints
+ * `ready` once polling, and runs until its stdin closes (the bench ended or died).
  */
-import { createWatchdogWorker } from '../src/worker/watchdog-worker';
-import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
+import { createWatchdogWorker } from 'temporal-flow/worker';
 import { runWorkerProcess } from '../test/helpers/worker-process-main';
-
-const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, log: noop, warn: console.warn, error: console.error };
 
 const [address, taskQueue] = process.argv.slice(2) as [string, string];
 
 runWorkerProcess(
   address,
   async (connection) => {
-    const worker = await createWatchdogWorker({
-      connection,
-      taskQueue,
-      workflowBundle: await buildWorkflowBundle(quiet),
-    });
+    const worker = await createWatchdogWorker({ connection, taskQueue });
     process.stdin.on('end', () => worker.shutdown());
     process.stdin.resume();
     return worker;

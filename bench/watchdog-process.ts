@@ -1,25 +1,31 @@
 /*
- * The watchdog worker of the benches that create jobs with alerts (jobs-at-rest, scheduler-ops), in a
- * process of its own (bench/jobs-at-rest-worker.ts) so that its RSS and CPU are its own and its load is
- * off the bench's process. It runs until its stdin closes: `child.stdin.end()`, or the bench dying.
+ * The alert worker of the benches that create jobs with alerts (jobs-at-rest, scheduler-ops), in a process
+ * of its own (bench/jobs-at-rest-worker.ts, compiled for plain node against dist/ as a user runs it) so that
+ * its RSS and CPU are its own and its load is off the bench's process. It runs until its stdin closes:
+ * `child.stdin.end()`, or the bench dying. Builds dist/ first when its workflow bundle is missing.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { compileForNode } from './compile-for-node';
 
-/** The watchdog worker process, once it polls `taskQueue`. */
+const root = path.resolve(__dirname, '..');
+
+/** The alert worker process, once it polls `taskQueue`. */
 export async function startWatchdogWorker(address: string, taskQueue: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(__dirname, 'jobs-at-rest-worker.ts'), address, taskQueue],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
+  if (!existsSync(path.join(root, 'dist/workflow-bundle.js'))) {
+    console.log('dist/workflow-bundle.js is missing: running npm run build first');
+    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  }
+  const js = await compileForNode('jobs-at-rest-worker');
+  const child = spawn(process.execPath, [js, address, taskQueue], { stdio: ['pipe', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (b: Buffer) => {
       out += b.toString();
       if (out.includes('ready')) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`the watchdog worker exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`the alert worker exited with ${code}`)));
   });
   return child;
 }

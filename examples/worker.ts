@@ -78,6 +78,7 @@ async function main(): Promise<void> {
     ...(codec ? { codec } : {}),
     onAlertDelivery: alertMetrics.recordDelivery,
     onAlertEvaluation: alertMetrics.recordEvaluation,
+    onAlertCheck: alertMetrics.recordCheck,
   });
   let server: MetricsServer | undefined;
   let clientConnection: Connection | undefined;

@@ -35,7 +35,12 @@ export type { EventFields, TflowEvent } from './run-events';
 export { AlertMetrics } from './alert-metrics';
 export { createWatchdogWorker } from './watchdog-worker';
 export type { CreateWatchdogWorkerOptions } from './watchdog-worker';
-export type { AlertDelivery, AlertEvaluation, AlertHandler } from '../activities/alerts/alert-activities';
+export type {
+  AlertCheck,
+  AlertDelivery,
+  AlertEvaluation,
+  AlertHandler,
+} from '../activities/alerts/alert-activities';
 export type { JobAlertEvent, AlertKind } from '../workflows/alert-types';
 export { serveMetrics } from './metrics-server';
 export type { MetricsServer, MetricsServerOptions } from './metrics-server';

@@ -4,6 +4,7 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import { ensureAlertEvaluator } from '../client/jobs/alert-evaluator';
 import {
   createAlertActivities,
+  type AlertCheck,
   type AlertDelivery,
   type AlertEvaluation,
   type AlertHandler,
@@ -36,6 +37,11 @@ export interface CreateWatchdogWorkerOptions {
    * that succeeds again (e.g. {@link AlertMetrics.recordEvaluation}).
    */
   onAlertEvaluation?: (evaluation: AlertEvaluation) => void;
+  /**
+   * Called after each due check of a job by the evaluator (its dead-man deadline, its counters after a
+   * nominal time), with how late after it was due it ran (e.g. {@link AlertMetrics.recordCheck}).
+   */
+  onAlertCheck?: (check: AlertCheck) => void;
   /**
    * The shared evaluator's pace, for tests and benches: `waveMs` between two waves (default 5 s), the
    * evaluation's `heartbeatTimeoutMs` (default 30 s) when this worker starts the evaluator.
@@ -79,6 +85,7 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
       handlers: opts.alerts ?? {},
       ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
       ...(opts.onAlertEvaluation ? { onEvaluation: opts.onAlertEvaluation } : {}),
+      ...(opts.onAlertCheck ? { onCheck: opts.onAlertCheck } : {}),
       ...(opts.evaluator
         ? { evaluator: { waveMs: opts.evaluator.waveMs, runForMs: opts.evaluator.runForMs } }
         : {}),

@@ -7,6 +7,7 @@ import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { createWorker } from '../../src/worker/create-worker';
 import { createWatchdogWorker } from '../../src/worker/watchdog-worker';
 import { AlertMetrics } from '../../src/worker/alert-metrics';
+import type { AlertCheck } from '../../src/activities/alerts/alert-activities';
 import {
   ALERT_DELIVERY_WORKFLOW_TYPE,
   ALERT_EVALUATOR_WORKFLOW_TYPE,
@@ -53,6 +54,8 @@ let t: TestContext;
 let scheduler: PipelineScheduler;
 let watchdogQueue: string;
 const metrics = new AlertMetrics();
+/** The evaluator's due checks, as its worker's onAlertCheck saw them. */
+const checks: AlertCheck[] = [];
 const extraWorkers: { worker: Worker; done: Promise<void> }[] = [];
 
 async function runWorker(worker: Worker): Promise<{ worker: Worker; done: Promise<void> }> {
@@ -78,6 +81,10 @@ beforeAll(async () => {
       taskQueue: watchdogQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },
       onAlertDelivery: metrics.recordDelivery,
+      onAlertCheck: (check) => {
+        checks.push(check);
+        metrics.recordCheck(check);
+      },
       evaluator: { waveMs: 1_000, heartbeatTimeoutMs: 3_000 },
     }),
   );
@@ -257,6 +264,14 @@ describe('expectSuccessWithin: the dead-man switch', () => {
       return text.includes(`tflow_job_silent{job="${jobId}"} 0`) ? text : undefined;
     });
     expect(metricsText).toMatch(/tflow_alert_deliveries_total\{kind="silent",outcome="delivered"\} [1-9]/);
+    // The deadline was checked, within a few waves of when it was due, and measured.
+    const deadlineChecks = checks.filter((c) => c.jobId === jobId && c.due.includes('deadline'));
+    expect(deadlineChecks.length).toBeGreaterThan(0);
+    expect(deadlineChecks[0]!.checkedAt.getTime() - deadlineChecks[0]!.dueAt.getTime()).toBe(
+      deadlineChecks[0]!.lagMs,
+    );
+    expect(deadlineChecks[0]!.lagMs).toBeLessThan(10_000);
+    expect(metricsText).toMatch(/tflow_alert_check_lag_seconds_count\{due="deadline"\} [1-9]/);
 
     // The job is one Temporal entity: on the alert queue, only the shared evaluator and one delivery
     // workflow per alert raised ran.

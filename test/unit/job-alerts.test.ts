@@ -122,4 +122,26 @@ describe('AlertMetrics', () => {
     text = await metrics.registry.metrics();
     expect(text).toContain('tflow_job_silent{job="etl"} 0');
   });
+
+  it('observes how late each due check ran, by what was due', async () => {
+    const metrics = new AlertMetrics();
+    const dueAt = new Date('2026-12-04T03:00:30Z');
+    const check = (lagMs: number, due: ('deadline' | 'counts')[]) =>
+      metrics.recordCheck({
+        jobId: 'nightly',
+        due,
+        dueAt,
+        checkedAt: new Date(dueAt.getTime() + lagMs),
+        lagMs,
+      });
+    check(400, ['counts']);
+    check(45_000, ['counts', 'deadline']);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('tflow_alert_check_lag_seconds_bucket{le="0.5",due="counts"} 1');
+    expect(text).toContain('tflow_alert_check_lag_seconds_bucket{le="30",due="counts"} 1');
+    expect(text).toContain('tflow_alert_check_lag_seconds_bucket{le="60",due="counts"} 2');
+    expect(text).toContain('tflow_alert_check_lag_seconds_count{due="counts"} 2');
+    expect(text).toContain('tflow_alert_check_lag_seconds_count{due="deadline"} 1');
+    expect(text).toContain('tflow_alert_check_lag_seconds_sum{due="deadline"} 45');
+  });
 });

@@ -48,6 +48,20 @@ export interface AlertEvaluation {
   error?: string;
 }
 
+/**
+ * One due check of a job by the alert evaluator: its dead-man deadline or its counters after a nominal
+ * time (or a trigger), made `lagMs` after it was due (metrics: an evaluator falling behind).
+ */
+export interface AlertCheck {
+  jobId: string;
+  /** What was due: `deadline` (the dead-man switch), `counts` (missed and skipped times). */
+  due: ('deadline' | 'counts')[];
+  dueAt: Date;
+  checkedAt: Date;
+  /** checkedAt - dueAt, in ms (0 or more). */
+  lagMs: number;
+}
+
 /** An alert activity: takes the event, its return value is ignored. */
 export type AlertHandler = (event: JobAlertEvent) => unknown;
 
@@ -62,6 +76,8 @@ export interface AlertActivitiesOptions {
    * (metrics: a job whose alerts cannot be evaluated).
    */
   onEvaluation?: (evaluation: AlertEvaluation) => void;
+  /** Called after each due check of a job by the evaluator (metrics: how late checks run). */
+  onCheck?: (check: AlertCheck) => void;
   /** Writes the `alert.sent` event line of each attempt (the worker's run-events log). */
   logAlertSent: (fields: AlertSentFields) => void;
   /** The shared evaluator's pace (tests and benches). */
@@ -172,6 +188,7 @@ export function createAlertActivities(
   return {
     ...createEvaluatorActivities({
       ...(opts.onEvaluation ? { onEvaluation: opts.onEvaluation } : {}),
+      ...(opts.onCheck ? { onCheck: opts.onCheck } : {}),
       ...(opts.evaluator ?? {}),
     }),
     /** Delivers one alert to its target: a POST to the webhook, or the named activity called in place. */

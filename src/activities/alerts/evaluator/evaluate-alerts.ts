@@ -8,7 +8,7 @@ import {
   type AlertEvaluatorActivities,
 } from '../../../workflows/alerts/evaluator-defs';
 import { DEFAULT_WATCHDOG_TASK_QUEUE, watchdogWorkflowId } from '../../../workflows/alerts/watchdog-defs';
-import type { AlertEvaluation } from '../alert-activities';
+import type { AlertCheck, AlertEvaluation } from '../alert-activities';
 import { checkCounts, checkRecovered, checkSilent, sawSuccess, type CheckContext } from './evaluator-checks';
 import {
   completedRunsAfter,
@@ -45,6 +45,8 @@ import { retireWatchdogs } from './retire-watchdogs';
 export interface EvaluatorOptions {
   /** Called when a job's alerts cannot be evaluated (a failed read, lost targets) and when they can again. */
   onEvaluation?: (evaluation: AlertEvaluation) => void;
+  /** Called after each due check of a job (its deadline, its counters), with how late it ran. */
+  onCheck?: (check: AlertCheck) => void;
   /** Time between two waves. @default 5000 */
   waveMs?: number;
   /** How long one activity evaluates before it returns (its workflow then starts the next). @default 1 hour */
@@ -352,10 +354,29 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     await eachLimited(due, READS_IN_FLIGHT, async (job) => {
       try {
         const now = Date.now();
+        const deadline = deadlineOf(job);
+        const countsDueAt = job.countsDueAt;
         await checkRecovered(ctx, job, now);
         let alive = true;
-        if (now >= deadlineOf(job)) alive = await checkSilent(ctx, job, now);
-        if (alive && now >= job.countsDueAt) alive = await checkCounts(ctx, job, now);
+        if (now >= deadline) alive = await checkSilent(ctx, job, now);
+        if (alive && now >= countsDueAt) alive = await checkCounts(ctx, job, now);
+        if (opts.onCheck && (now >= deadline || now >= countsDueAt)) {
+          const due: AlertCheck['due'] = [];
+          if (now >= deadline) due.push('deadline');
+          if (now >= countsDueAt) due.push('counts');
+          const dueAt = Math.min(
+            now >= deadline ? deadline : Infinity,
+            now >= countsDueAt ? countsDueAt : Infinity,
+          );
+          const checkedAt = Date.now();
+          opts.onCheck({
+            jobId: job.jobId,
+            due,
+            dueAt: new Date(dueAt),
+            checkedAt: new Date(checkedAt),
+            lagMs: Math.max(0, checkedAt - dueAt),
+          });
+        }
         if (!alive) {
           ev.jobs.delete(job.jobId);
           return;
