@@ -4,7 +4,7 @@
  * figures. Benchmarks print ratios against a baseline run side by side in the same process; nothing here
  * asserts on time. At the end it prints one summary table of every bench's figures (bench/summary.ts);
  * `--json <file>` also writes them as JSON. A bench that fails is reported at the end (exit code 1) after
- * the others have run, and the summary keeps the rows of every bench that wrote them. `jobs-at-rest` starts a fresh server per side itself (an
+ * the others have run, and the summary keeps the rows of every bench that wrote them. `jobs-at-rest` and `alert-storm` start a fresh server per side themselves (an
  * at-rest figure needs a server holding only that side's jobs): run alone, no embedded server is started.
  */
 import { spawn } from 'node:child_process';
@@ -16,7 +16,7 @@ import { DevServer } from '../src/devserver';
 import { formatSummary, readRows } from './summary';
 
 /** Benches that start servers of their own and use no address. */
-const OWN_SERVERS = ['jobs-at-rest.bench.ts', 'fairness.bench.ts'];
+const OWN_SERVERS = ['jobs-at-rest.bench.ts', 'fairness.bench.ts', 'alert-storm.bench.ts'];
 
 async function main(): Promise<void> {
   const env = readEnv();

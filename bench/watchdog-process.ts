@@ -11,13 +11,20 @@ import { compileForNode } from './compile-for-node';
 
 const root = path.resolve(__dirname, '..');
 
-/** The alert worker process, once it polls `taskQueue`. */
-export async function startWatchdogWorker(address: string, taskQueue: string): Promise<ChildProcess> {
+/**
+ * The alert worker process, once it polls `taskQueue`: bench/<script>.ts compiled (default
+ * jobs-at-rest-worker, which prints nothing more; alert-storm-worker prints its checks).
+ */
+export async function startWatchdogWorker(
+  address: string,
+  taskQueue: string,
+  script = 'jobs-at-rest-worker',
+): Promise<ChildProcess> {
   if (!existsSync(path.join(root, 'dist/workflow-bundle.js'))) {
     console.log('dist/workflow-bundle.js is missing: running npm run build first');
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   }
-  const js = await compileForNode('jobs-at-rest-worker');
+  const js = await compileForNode(script);
   const child = spawn(process.execPath, [js, address, taskQueue], { stdio: ['pipe', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';

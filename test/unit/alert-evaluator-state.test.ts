@@ -53,14 +53,34 @@ describe('the dead-man clock', () => {
 
 describe('when the counts are read', () => {
   const now = Date.parse('2026-12-04T12:00:00.000Z');
-  it('30 s after the next nominal time, never sooner than 5 minutes on', () => {
+  it('30 s after the next nominal time, never sooner than 5 minutes after the last read after one', () => {
     const daily = job({
       config: { onMissed: webhook },
       nextActionAt: Date.parse('2026-12-05T03:00:00.000Z'),
     });
     expect(countsDueAfter(daily, now)).toBe(Date.parse('2026-12-05T03:00:30.000Z'));
-    const everySecond = job({ config: { onMissed: webhook }, nextActionAt: now + 1000 });
+    const everySecond = job({ config: { onMissed: webhook }, nextActionAt: now + 1000, nominalCheckAt: now });
     expect(countsDueAfter(everySecond, now)).toBe(now + 5 * 60_000);
+  });
+
+  it('a job read minutes before its nominal time is read 30 s after it, not 5 minutes after the first read', () => {
+    // Created (or read by a rebuilt evaluator) at 02:57; its first read of the counts 30 s later was not
+    // after a nominal time, so it does not push the read after 03:00 to 03:02:30.
+    const at0257 = Date.parse('2026-12-05T02:57:30.000Z');
+    const nightly = job({
+      config: { onMissed: webhook },
+      nextActionAt: Date.parse('2026-12-05T03:00:00.000Z'),
+    });
+    expect(countsDueAfter(nightly, at0257)).toBe(Date.parse('2026-12-05T03:00:30.000Z'));
+    // Read after 03:00 (nominalCheckAt 03:00:30): the next nominal time is tomorrow's.
+    const tomorrow = job({
+      config: { onMissed: webhook },
+      nextActionAt: Date.parse('2026-12-06T03:00:00.000Z'),
+      nominalCheckAt: Date.parse('2026-12-05T03:00:30.000Z'),
+    });
+    expect(countsDueAfter(tomorrow, Date.parse('2026-12-05T03:00:30.000Z'))).toBe(
+      Date.parse('2026-12-06T03:00:30.000Z'),
+    );
   });
 
   it('once a day when the schedule names no next time (paused, spent), never without onMissed', () => {

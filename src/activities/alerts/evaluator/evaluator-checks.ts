@@ -114,6 +114,8 @@ const GAINS: [
  * the counter value reached (so a report is never made twice). Returns false when the job is gone.
  */
 export async function checkCounts(ctx: CheckContext, job: WatchedJob, now: number): Promise<boolean> {
+  // A nominal time passed since the last read: this read is the one after it (spaced, see countsDueAfter).
+  const afterNominal = job.nextActionAt !== undefined && job.nextActionAt <= now;
   const reading = await ctx.reread(job.jobId);
   if (!reading?.config) return false;
   job.config = reading.config;
@@ -146,6 +148,7 @@ export async function checkCounts(ctx: CheckContext, job: WatchedJob, now: numbe
   }
   job.counts = after;
   job.countsAt = iso(now);
+  if (afterNominal) job.nominalCheckAt = now;
   job.countsDueAt = countsDueAfter(job, now);
   return true;
 }

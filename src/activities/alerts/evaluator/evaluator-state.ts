@@ -25,6 +25,13 @@ export interface WatchedJob {
   countsAt?: string;
   /** When the counts are read next (epoch ms); Infinity without onMissed. */
   countsDueAt: number;
+  /**
+   * When the counts were last read after a nominal time had passed (epoch ms): the next such read is no
+   * sooner than {@link COUNT_CHECK_MS} after it. A read made for another reason (the job just read, a
+   * trigger sent) does not count, so a job created or read minutes before its nominal time is still read
+   * 30 s after it.
+   */
+  nominalCheckAt?: number;
   /** The schedule's next nominal time as last read (epoch ms), if any. */
   nextActionAt?: number;
   paused: boolean;
@@ -64,10 +71,11 @@ export function deadlineOf(job: WatchedJob): number {
 
 /**
  * When the counts are read next: after the schedule's next nominal time, the only moment its counters can
- * grow, plus a grace; no sooner than 5 minutes after this read; once a day when it names no next time.
+ * grow, plus a grace; no sooner than 5 minutes after the last read made after a nominal time (a job that
+ * fires every second); once a day when it names no next time.
  */
 export function countsDueAfter(job: WatchedJob, now: number): number {
   if (!job.config.onMissed) return Infinity;
-  const next = job.nextActionAt !== undefined ? job.nextActionAt + COUNT_GRACE_MS : now + IDLE_COUNT_CHECK_MS;
-  return Math.max(next, now + COUNT_CHECK_MS);
+  if (job.nextActionAt === undefined) return now + IDLE_COUNT_CHECK_MS;
+  return Math.max(job.nextActionAt + COUNT_GRACE_MS, (job.nominalCheckAt ?? -Infinity) + COUNT_CHECK_MS);
 }
