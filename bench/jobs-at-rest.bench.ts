@@ -30,8 +30,8 @@ import { readEnv } from '../src/config';
 import { DevServer } from '../src/devserver';
 import { pipeline, toPipelineSpec } from '../src/pipeline';
 import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
-import { alertEvaluatorWorkflowId, type AlertEvaluatorCarry } from '../src/workflows/alerts/evaluator-defs';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import { alertEvaluatorWorkflowId } from '../src/workflows/alerts/evaluator-defs';
+import { evaluatorHeartbeat } from './evaluator-heartbeat';
 import { pidListeningOn, processCpuMs } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
 import { intArg, reportRows, type SummaryRow } from './summary';
@@ -187,26 +187,6 @@ async function startedUp(
       return;
     }
     await sleep(10_000);
-  }
-}
-
-/** The alert evaluator's last heartbeat. */
-async function evaluatorHeartbeat(
-  client: Client,
-  workflowId: string,
-): Promise<AlertEvaluatorCarry | undefined> {
-  try {
-    const { raw } = await client.workflow.getHandle(workflowId).describe();
-    const payloads = raw.pendingActivities?.[0]?.heartbeatDetails?.payloads;
-    if (!payloads?.length) return undefined;
-    return await decodeFromPayloadsAtIndex<AlertEvaluatorCarry>(
-      client.options.loadedDataConverter,
-      0,
-      payloads,
-    );
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return undefined;
-    throw err;
   }
 }
 
