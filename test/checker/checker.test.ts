@@ -10,8 +10,8 @@
  * Here it owns a dev server on a SQLite file (SIGKILLed and restarted); under `npm run test:cluster` it
  * runs on the PostgreSQL cluster, which it SIGKILLs and whose PostgreSQL it stops.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -36,6 +36,8 @@ const durationText = process.env.CHECK_DURATION ?? '60s';
  */
 const devServerFaults = process.env.CHECK_SERVER_FAULTS === 'on';
 const DURATION_MS = parseDuration(durationText, 'CHECK_DURATION');
+/** Where every run writes its verdict and report (`checker-<seed>-<duration>.txt`; gitignored). */
+const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -46,6 +48,11 @@ describe('model-based checker', () => {
   it(
     `keeps every invariant over ${durationText} of seeded operations and faults (seed ${FUZZ_SEED})`,
     async () => {
+      const startedAt = Date.now();
+      // The machine's load (1-minute average) once a minute: a run's figures mean little without it.
+      const loads = [loadavg()[0]!];
+      const sampling = setInterval(() => loads.push(loadavg()[0]!), 60_000);
+      cleanups.push(() => Promise.resolve(clearInterval(sampling)));
       const layout = inject('clusterLayout' as never) as
         ConstructorParameters<typeof ClusterServer>[0] | undefined;
       const temporalCli = inject('temporalCli') || readEnv().temporalCli || 'temporal';
@@ -90,9 +97,18 @@ describe('model-based checker', () => {
       const replay = `FUZZ_SEED=${FUZZ_SEED} CHECK_DURATION=${durationText} npx vitest run test/checker/checker.test.ts`;
       const text = report(history, result, replay);
       console.info(text);
+      // The verdict outlives the console: one file per seed and duration, passed or failed.
+      const verdict = [
+        `${result.violations.length === 0 ? 'PASSED' : 'FAILED'}: seed ${FUZZ_SEED}, ${durationText}, ${layout ? 'PostgreSQL cluster' : 'dev server'} at ${server.address}, ${new Date(startedAt).toISOString()} to ${new Date().toISOString()}, load average (1 min, sampled each minute) ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+        text,
+        result.violations.length === 0 ? '' : `history kept in ${dir}`,
+      ].join('\n');
+      mkdirSync(ARTIFACTS, { recursive: true });
+      writeFileSync(path.join(ARTIFACTS, `checker-${FUZZ_SEED}-${durationText}.txt`), `${verdict}\n`);
       if (result.violations.length === 0) rmSync(dir, { recursive: true, force: true });
       else {
         // Kept for a look: the history and the steps' log.
+        writeFileSync(path.join(dir, 'report.txt'), `${verdict}\n`);
         writeFileSync(
           path.join(dir, 'history.json'),
           JSON.stringify({ ...history, killedAt: [...history.killedAt] }, null, 1),

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { concurrencySemaphoreId, semaphoreWorkflowId } from '../../src/workflows/semaphore/semaphore-defs';
 import type { History } from './history';
 import { keyPipeline } from './pipelines';
@@ -19,9 +19,12 @@ type Failure = temporal.api.failure.v1.IFailure | null | undefined;
 export function failureChain(f: Failure): string {
   const parts: string[] = [];
   for (let x = f, depth = 0; x && depth < 6; x = x.cause, depth++) {
+    const timeout = x.timeoutFailureInfo?.timeoutType;
     const type =
       x.applicationFailureInfo?.type ??
-      (x.timeoutFailureInfo ? `timeout ${String(x.timeoutFailureInfo.timeoutType)}` : undefined);
+      (x.timeoutFailureInfo
+        ? `timeout ${typeof timeout === 'number' ? temporal.api.enums.v1.TimeoutType[timeout] : String(timeout)}`
+        : undefined);
     parts.push(type ? `${x.message ?? ''} [${type}]` : (x.message ?? ''));
   }
   return parts.join(' <- ');
@@ -32,7 +35,8 @@ type Event = temporal.api.history.v1.IHistoryEvent;
 const at = (e: Event) => {
   const s = e.eventTime?.seconds;
   if (s === undefined || s === null) return '?';
-  const ms = Number(s) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
+  // A Long as the SDK decodes it (its decimal text), or a plain number.
+  const ms = Number(s.toString()) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
   return new Date(ms).toISOString();
 };
 
