@@ -32,10 +32,12 @@ import { retireWatchdogs } from './retire-watchdogs';
  * when it starts on a process that does not hold it (a new worker, a crash, a move to another worker):
  * every schedule of the queue read once, the runs completed over the longest dead-man window listed in one
  * query, and what its predecessor carried (open silent periods, counters reported: EvaluatorCarry, in its
- * heartbeats and its result). Then one wave every few seconds:
- * - the schedules whose alerts were written since the last wave (one listing on TflowAlertsAt), read again;
- *   every 10 minutes all of them (a job deleted or written by an older release);
- * - the runs completed since the last wave (one visibility query for the whole namespace);
+ * heartbeats and its result). Then one wave every few seconds (5 s):
+ * - every third wave, the schedules whose alerts were written since the last look (one listing on
+ *   TflowAlertsAt), read again; every 6 hours all of them (a safety net: a write visibility showed late);
+ *   every 10 minutes, the per-job watchdogs of an older release still running (retired);
+ * - every third wave, the runs completed since the last look (one visibility query for the whole
+ *   namespace; none when no job has a dead-man switch);
  * - per job, only what is due: the dead-man deadline (confirmed by a fresh read before `silent`), a run
  *   completed after a silent period (`recovered`), the counters after a nominal time or a trigger (`missed`).
  * An alert is raised as a delivery workflow named by its cause, so a check made twice raises it once.
@@ -55,8 +57,17 @@ export interface EvaluatorOptions {
 
 /** Overlap of two consecutive listings: visibility serves a write a moment after it lands. */
 const VISIBILITY_LAG_MS = 60_000;
-/** Every schedule is listed again this often. */
-const FULL_LISTING_MS = 10 * 60_000;
+/**
+ * Every schedule is listed again this often: a safety net only (every write through temporal-flow sets
+ * TflowAlertsAt, which the listings of every third wave follow; a job deleted is found gone when read). A
+ * listing of every schedule is the dearest read there is (10,000 schedules: 4.6 s of the dev server's CPU),
+ * so it is rare: every 10 minutes it cost the server as much again as 10,000 schedules at rest.
+ */
+const FULL_LISTING_MS = 6 * 3600_000;
+/** The per-job watchdogs of an older release still running are looked for this often. */
+const WATCHDOGS_EVERY_MS = 10 * 60_000;
+/** The listings (schedules written, runs completed) run every this many waves; due checks every wave. */
+const LIST_EVERY_WAVES = 3;
 /** The longest dead-man window read back at a rebuild. */
 const MAX_REBUILD_WINDOW_MS = 8 * 24 * 3600_000;
 /** Reads in flight at once (describes, visibility lookups): a busy server is not stormed. */
@@ -77,6 +88,9 @@ interface Evaluator {
   runsSeenUntil: string;
   schedulesSeenUntil: number;
   fullListingAt: number;
+  watchdogsAt: number;
+  /** Waves since the last listings. */
+  wavesSinceListing: number;
   lastWaveAt: number;
   /** The `countsChanged` hints acted on, by job, and when they were last read. */
   hintsDone: Map<string, string>;
@@ -238,6 +252,8 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       runsSeenUntil: carry?.runsSeenUntil ?? iso(now),
       schedulesSeenUntil: now,
       fullListingAt: now,
+      watchdogsAt: now,
+      wavesSinceListing: 0,
       lastWaveAt: now,
       hintsDone: new Map(),
       hintsReadAt: 0,
@@ -287,9 +303,9 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     return ev;
   }
 
-  async function wave(ev: Evaluator, client: Client, workflowId: string): Promise<void> {
-    const started = Date.now();
-    // 1. Alerts written since the last wave; every few minutes, every schedule (deleted ones, older jobs).
+  /** 1-2. What changed since the last listings: schedules written, runs completed. */
+  async function listings(ev: Evaluator, client: Client, started: number): Promise<void> {
+    // 1. Alerts written since the last look; every 6 hours, every schedule (deleted ones, older jobs).
     const full = started - ev.fullListingAt >= FULL_LISTING_MS;
     const { ids, listed } = full
       ? await listJobIds(client, ev.taskQueue, ev.jobs, undefined, () =>
@@ -303,7 +319,9 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       ev.fullListingAt = started;
     }
     // A watchdog started since (by a scheduler of the release before, during a rolling upgrade).
-    const watchdogs = full ? await runningWatchdogs(client, ev.taskQueue) : [];
+    const lookForWatchdogs = started - ev.watchdogsAt >= WATCHDOGS_EVERY_MS;
+    const watchdogs = lookForWatchdogs ? await runningWatchdogs(client, ev.taskQueue) : [];
+    if (lookForWatchdogs) ev.watchdogsAt = started;
     for (const workflowId of watchdogs) {
       const jobId = workflowId.slice(watchdogWorkflowId('').length);
       ev.legacy.add(jobId);
@@ -317,13 +335,27 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
         failed(ev, jobId, err),
       );
     }
-    // 2. Runs completed since the last wave.
-    const runs = await completedRunsAfter(client, iso(Date.parse(ev.runsSeenUntil) - VISIBILITY_LAG_MS));
-    for (const [jobId, run] of runs) {
-      const job = ev.jobs.get(jobId);
-      if (job) sawSuccess(job, run);
+    // 2. Runs completed since the last look: only the dead-man switch needs them.
+    const switched = [...ev.jobs.values()].some((job) => job.config.expectSuccessWithinMs !== undefined);
+    if (switched) {
+      const runs = await completedRunsAfter(client, iso(Date.parse(ev.runsSeenUntil) - VISIBILITY_LAG_MS));
+      for (const [jobId, run] of runs) {
+        const job = ev.jobs.get(jobId);
+        if (job) sawSuccess(job, run);
+      }
     }
     ev.runsSeenUntil = iso(started);
+  }
+
+  async function wave(ev: Evaluator, client: Client, workflowId: string): Promise<void> {
+    const started = Date.now();
+    // Due checks every wave (a deadline or a nominal time is acted on within a wave); the listings every
+    // third wave, as what they bring (a job written, a run completed) can wait that long: a `silent` is
+    // confirmed by fresh reads before it is raised.
+    if (++ev.wavesSinceListing >= LIST_EVERY_WAVES) {
+      ev.wavesSinceListing = 0;
+      await listings(ev, client, started);
+    }
     // 3. Triggers and backfills just sent: their overlap skips are counted at once. Read every 20 s (a
     // query costs the evaluator's worker a workflow task), well within the minute promised.
     if (started - ev.hintsReadAt < HINTS_EVERY_MS) return checkDue(ev, client, started);
