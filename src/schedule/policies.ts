@@ -126,3 +126,14 @@ export function compilePolicies(p: JobPolicies): CompiledPolicies {
   }
   return out;
 }
+
+/**
+ * The overlap policy a backfill of a job passes to Temporal, given the job's own. A backfill asks for each
+ * time of its window, so its runs never drop or end one another: ALLOW_ALL (maxInstances > 1, the
+ * semaphore bounds them) starts them at once, every other policy queues them (BUFFER_ALL), one run at a
+ * time. Under the job's own SKIP, Temporal would start the window's first time and skip the rest, which
+ * come due while that run is open (docs/scheduling.md, "Backfill").
+ */
+export function backfillOverlap(jobOverlap: ScheduleOverlapPolicy): ScheduleOverlapPolicy {
+  return jobOverlap === 'ALLOW_ALL' ? 'ALLOW_ALL' : 'BUFFER_ALL';
+}

@@ -53,6 +53,8 @@ interface Case {
     backfill: (from: string, to: string) => Promise<void>;
     stopWorker: () => Promise<void>;
     startWorker: () => Promise<void>;
+    /** Waits until the server lists `n` runs of the job, all closed (a backfill's queue drained). */
+    runsClosed: (n: number) => Promise<void>;
   }) => Promise<void>;
 }
 
@@ -146,13 +148,47 @@ const CASES: Case[] = [
     },
   },
   {
+    // A SKIP job's backfill runs every time of its window, one after the other (the backfill passes
+    // BUFFER_ALL; under the job's own SKIP the server started the first time only).
     name: 'backfill-skip',
     kind: 'cron',
     opts: { cron: '0 * * * *', paused: true },
-    runMs: 0,
+    runMs: 1000,
     script: async (c) => {
       await c.backfill('2026-06-01T00:00:00Z', '2026-06-01T04:00:00Z');
-      await sleep(10_000);
+      await c.runsClosed(5);
+    },
+  },
+  {
+    // The queue behind an open scheduled run: created at C (5 s into a 10 s period), runs of 4 s. At
+    // C+16 the run of C+15 is open; the backfill's two times before the create (C-15, C-5) wait behind it
+    // (C+19 to C+27, plus Temporal's start delays); the fire of C+25 finds the second queued or open
+    // before it and is skipped (SKIP), the fires after run.
+    name: 'backfill-queue',
+    kind: 'interval',
+    periodMs: 10_000,
+    opts: { every: '10s' },
+    runMs: 4000,
+    script: async (c) => {
+      await sleepToPhase(12_000, 10_000, 1000);
+      const now = Date.now();
+      await c.backfill(new Date(now - 34_000).toISOString(), new Date(now - 18_000).toISOString());
+      await sleep(22_000);
+    },
+  },
+  {
+    // A paused coalescing job with a grace: each backfilled run starts late, and the server answers the
+    // coalescing guard's lookup with no later fire (paused), so each is judged by its own time (misfire).
+    name: 'backfill-grace',
+    kind: 'interval',
+    periodMs: 10_000,
+    opts: { every: '10s', paused: true, misfireGraceTime: '15s' },
+    runMs: 0,
+    script: async (c) => {
+      await sleepToPhase(3_000, 10_000, 3000);
+      const now = Date.now();
+      await c.backfill(new Date(now - 65_000).toISOString(), new Date(now - 27_000).toISOString());
+      await c.runsClosed(4);
     },
   },
 ];
@@ -212,6 +248,16 @@ it(
             worker.shutdown();
             await waitFor('the worker to stop', async () =>
               worker.getState() === 'STOPPED' ? true : undefined,
+            );
+          },
+          runsClosed: async (n) => {
+            await waitFor(
+              `${n} closed runs of ${jobId}`,
+              async () => {
+                const h = await scheduler.getHistory(jobId, { limit: 200 });
+                return h.length >= n && h.every((r) => r.status !== 'running') ? true : undefined;
+              },
+              60_000,
             );
           },
           startWorker: async () => {

@@ -166,17 +166,19 @@ describe('maxInstances > 1: a per-job semaphore in Temporal', () => {
   });
 });
 
-describe('maxInstances 1: coalesce maps to SKIP or BUFFER_ALL (driven with backfill)', () => {
+describe('maxInstances 1: coalesce maps to SKIP or BUFFER_ALL (driven with triggers and backfill)', () => {
   it('coalesce: true (SKIP) starts one run and skips the overlapping ones', async () => {
     const key = t.uid('skip');
     const jobId = await holdJob(key, { coalesce: true });
-    await scheduler.backfillJob(jobId, { from: ago(60_000), to: ago(1_000) });
+    // A trigger passes the job's own overlap policy: while the first run holds, the others are skipped.
+    await scheduler.triggerJob(jobId);
     await waitFor('the first run to hold', async () => (lane(key).inside === 1 ? true : undefined));
+    for (let i = 0; i < 4; i++) await scheduler.triggerJob(jobId);
     const job = await waitFor('Temporal to count the skipped runs', async () => {
       const j = await scheduler.getJob(jobId);
       return !j.foreign && (j.counters?.skippedOverlap ?? 0) >= 4 ? j : undefined;
     });
-    expect(job.foreign).toBe(false);
+    expect(!job.foreign && job.counters?.skippedOverlap).toBe(4);
     openLane(key);
     const runs = await waitFor('the single run to complete', async () => {
       const r = await scheduler.getHistory(jobId);
@@ -186,6 +188,40 @@ describe('maxInstances 1: coalesce maps to SKIP or BUFFER_ALL (driven with backf
     expect(lane(key).entered).toBe(1);
     await scheduler.removeJob(jobId);
   });
+
+  it(
+    'backfillJob of a coalescing job (SKIP) runs every occurrence of the window, one at a time, in order',
+    { timeout: 120_000 },
+    async () => {
+      const key = t.uid('skip-backfill');
+      const jobId = await holdJob(key, { coalesce: true });
+      const window = windowOf(4, 10_000);
+      await scheduler.backfillJob(jobId, window);
+      await waitFor('the first run to hold', async () => (lane(key).inside === 1 ? true : undefined));
+      openLane(key);
+      const runs = await waitFor(
+        'every backfilled run to complete',
+        async () => {
+          const r = await scheduler.getHistory(jobId);
+          return r.length === 4 && r.every((x) => x.status === 'completed') ? r : undefined;
+        },
+        60_000,
+      );
+      // The window's four occurrences, oldest first: 10 s apart from 5 s after its start.
+      const expected = [0, 1, 2, 3].map((i) =>
+        new Date(window.from.getTime() + 5_000 + i * 10_000).toISOString(),
+      );
+      const byStart = [...runs].sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
+      expect(byStart.map((r) => r.scheduledAt?.toISOString())).toEqual(expected);
+      for (let i = 1; i < byStart.length; i++) {
+        expect(byStart[i]!.startedAt.getTime()).toBeGreaterThanOrEqual(byStart[i - 1]!.closedAt!.getTime());
+      }
+      expect(lane(key).maxInside).toBe(1);
+      const job = await scheduler.getJob(jobId);
+      expect(!job.foreign && job.counters?.skippedOverlap).toBe(0);
+      await scheduler.removeJob(jobId);
+    },
+  );
 
   it(
     'coalesce: false (BUFFER_ALL) queues the overlapping runs and runs them one after the other',

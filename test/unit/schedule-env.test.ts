@@ -117,6 +117,26 @@ describe('overlap, grace and outages, as the server and the guards decide', () =
     ]);
   });
 
+  it('a late backfilled run of a coalescing job stands for no fire of a pause, nor for one that ran', async () => {
+    // The server's answer to the guard's lookup (latest-occurrence.ts): none while the schedule is paused;
+    // else the latest fire after the run's nominal time and after every other recent action's. Hourly,
+    // grace 10m, backfill of 20:00 and 21:00 the day before at 05:05 (9 h late): paused, each is judged by
+    // its own time (misfire), as the dev server does (scheduler-policies.test.ts); live, the 05:00 fire had
+    // its own run, so nothing after it is due and each is judged by its own time too (standing for 05:00,
+    // 5 minutes late, would run it).
+    for (const paused of [true, false]) {
+      const env = createScheduleTestEnv({ start: '2027-01-01T00:00:00Z', steps });
+      await env.schedule(etl, { cron: '0 * * * *', jobId: 'c', misfireGraceTime: '10m', paused });
+      await env.advanceTo('2027-01-01T05:05:00Z');
+      await env.backfillJob('c', { from: '2026-12-31T20:00:00Z', to: '2026-12-31T21:00:00Z' });
+      const backfilled = env.runs('c').filter((r) => r.source === 'backfill');
+      expect(backfilled.map((r) => [r.nominal.slice(11, 16), r.status, r.skipReason, r.standsFor])).toEqual([
+        ['20:00', 'skipped', 'misfire', undefined],
+        ['21:00', 'skipped', 'misfire', undefined],
+      ]);
+    }
+  });
+
   it('a misfire: a run later than its grace skips itself and raises onMissed', async () => {
     const env = createScheduleTestEnv({
       start: '2027-01-01T00:00:00Z',
@@ -181,18 +201,63 @@ describe('overlap, grace and outages, as the server and the guards decide', () =
     expect(outcomes(env, 'two')).toEqual(['00:10:00 ran', '00:20:00 ran', '00:30:00 skipped:max-instances']);
   });
 
-  it('triggerJob runs now with the job overlap policy; backfillJob runs past fires (SKIP keeps the first of a batch)', async () => {
+  it('triggerJob runs now with the job overlap policy; backfillJob runs every past fire (SKIP job: queued, BUFFER_ALL)', async () => {
     const env = createScheduleTestEnv({ start: '2027-01-01T00:00:00Z', steps });
     await env.schedule(etl, { cron: '0 * * * *', jobId: 'm', paused: true });
     await env.advance('90m');
     await env.triggerJob('m');
     await env.backfillJob('m', { from: '2027-01-01T00:00:00Z', to: '2027-01-01T01:00:00Z' });
     const manual = env.occurrences('m').filter((o) => o.source !== 'schedule');
+    // Under the job's own SKIP, Temporal would start 00:00 and skip 01:00 (due while it is open).
     expect(manual.map((o) => [o.source, o.nominal.slice(11, 19), o.outcome])).toEqual([
       ['trigger', '01:30:00', 'ran'],
       ['backfill', '00:00:00', 'ran'],
-      ['backfill', '01:00:00', 'skipped'],
+      ['backfill', '01:00:00', 'ran'],
     ]);
+  });
+
+  it('a backfill of a SKIP job queues behind the open run; a fire due while the queue drains is skipped', async () => {
+    // Runs of 25 minutes, fires from 01:00. At 03:10 the 03:00 run is open: the backfill's 21:00, 22:00
+    // and 23:00 of the day before wait behind it and start at each close (03:25, 03:50, 04:15, Temporal's
+    // own delays being zero); the 04:00 fire finds the 22:00 one open and the 23:00 one buffered before
+    // it: SKIP drops it (overlap); 05:00 runs.
+    const env = createScheduleTestEnv({ start: '2027-01-01T00:00:00Z', steps, durations: { load: '25m' } });
+    await env.schedule(longEtl, { cron: '0 * * * *', jobId: 'q' });
+    await env.advanceTo('2027-01-01T03:10:00Z');
+    await env.backfillJob('q', { from: '2026-12-31T21:00:00Z', to: '2026-12-31T23:00:00Z' });
+    await env.advanceTo('2027-01-01T05:30:00Z');
+    expect(
+      env
+        .occurrences('q')
+        .map((o) => `${o.source} ${o.nominal.slice(11, 16)} ${o.outcome}${o.reason ? `:${o.reason}` : ''}`),
+    ).toEqual([
+      'schedule 01:00 ran',
+      'schedule 02:00 ran',
+      'schedule 03:00 ran',
+      'backfill 21:00 ran',
+      'backfill 22:00 ran',
+      'backfill 23:00 ran',
+      'schedule 04:00 skipped:overlap',
+      'schedule 05:00 ran',
+    ]);
+    expect(
+      env
+        .runs('q')
+        .filter((r) => r.source === 'backfill')
+        .map((r) => `${r.startedAt.slice(11, 16)}-${r.closedAt?.slice(11, 16)}`),
+    ).toEqual(['03:25-03:50', '03:50-04:15', '04:15-04:40']);
+  });
+
+  it('a backfill of a maxInstances 2 job starts its fires at once (ALLOW_ALL); the semaphore skips the third', async () => {
+    const env = createScheduleTestEnv({ start: '2027-01-01T00:00:00Z', steps, durations: { load: '25m' } });
+    await env.schedule(longEtl, { cron: '0 * * * *', jobId: 'two', maxInstances: 2, paused: true });
+    await env.advanceTo('2027-01-01T03:10:00Z');
+    await env.backfillJob('two', { from: '2027-01-01T00:00:00Z', to: '2027-01-01T02:00:00Z' });
+    await env.advance('1h');
+    const backfilled = env.occurrences('two').filter((o) => o.source === 'backfill');
+    expect(
+      backfilled.map((o) => `${o.nominal.slice(11, 19)} ${o.outcome}${o.reason ? `:${o.reason}` : ''}`),
+    ).toEqual(['00:00:00 ran', '01:00:00 ran', '02:00:00 skipped:max-instances']);
   });
 });
 
@@ -298,6 +363,28 @@ describe('what virtual time cannot do', () => {
     await expect(env.schedule(p, { cron: '0 1 * * *' })).rejects.toThrow(
       /waitFor step "approve".*createPipelineTestEnv/,
     );
+  });
+
+  it('refuses modifyJob and rescheduleJob with a typed error naming what to use, changing nothing', async () => {
+    const env = createScheduleTestEnv({ start: '2027-01-01T00:00:00Z', steps });
+    await env.schedule(etl, { cron: '0 * * * *', jobId: 'e' });
+    await env.advance('90m');
+    const modify = await env.modifyJob('e', { args: ['us'], coalesce: false }).catch((e: unknown) => e);
+    expect(modify).toBeInstanceOf(NotInVirtualTimeError);
+    expect(modify).toMatchObject({
+      code: 'NOT_IN_VIRTUAL_TIME',
+      feature: 'modifyJob("e") (an edit of its args, policies, onError or alerts)',
+    });
+    expect((modify as Error).message).toBe(
+      'modifyJob("e") (an edit of its args, policies, onError or alerts) cannot run in the schedule test environment: an edit is not simulated: schedule the edited job in a new environment started at the instant of the edit (runs open or buffered at that instant are not carried over), or test the edit with PipelineScheduler on a dev server (tflow dev)',
+    );
+    await expect(env.rescheduleJob('e', { cron: '30 * * * *' })).rejects.toThrow(
+      /^rescheduleJob\("e"\) \(an edit of its trigger\) cannot run in the schedule test environment: an edit is not simulated/,
+    );
+    // The job runs on as it was: every hour on the hour.
+    await env.advance('2h');
+    expect(env.occurrences('e').map((o) => o.nominal.slice(11, 16))).toEqual(['01:00', '02:00', '03:00']);
+    expect(env.runs('e').every((r) => r.status === 'completed')).toBe(true);
   });
 
   it('refuses to move back in time, or to put an outage in the past', async () => {

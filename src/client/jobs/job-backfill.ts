@@ -2,6 +2,7 @@ import type { Backfill, Client, ScheduleDescription, ScheduleUpdateOptions } fro
 import { planDstBackfill, type DstBackfill } from '../../schedule/dst-backfill';
 import type { DstEntry } from '../../schedule/dst-compile';
 import { FireTimes } from '../../schedule/fire-times';
+import { backfillOverlap } from '../../schedule/policies';
 import { calendarFromDescription, calendarKey } from '../../schedule/spec-calendar';
 import type { PipelineRunInput } from '../../workflows/run-types';
 import { ForeignScheduleError, translateScheduleError } from '../errors';
@@ -77,8 +78,9 @@ function withWindowEntries(
 }
 
 /**
- * Backfills `window` of one of our jobs (described as `d`), with the job's overlap policy: as its DST
- * policy says when it has one, else as Temporal does.
+ * Backfills `window` of one of our jobs (described as `d`): every time of it, one run at a time unless the
+ * job allows overlap ({@link backfillOverlap}); as its DST policy says when it has one, else as Temporal
+ * does.
  *
  * @throws InvalidPolicyError when Temporal cannot run the window's times as the policy asks.
  * @throws JobNotFoundError, JobConflictError from the write of the window's entries.
@@ -105,7 +107,7 @@ export async function backfillWindow(
       if (!(err instanceof EntriesHeld)) throw err;
     }
   }
-  const overlap = current.policies.overlap;
+  const overlap = backfillOverlap(current.policies.overlap);
   const requests: Backfill[] = plan
     ? plan.parts.map((p) => ({ start: new Date(p.startMs), end: new Date(p.endMs), overlap }))
     : [{ start: window.start, end: window.end, overlap }];

@@ -229,9 +229,10 @@ export class PipelineScheduler {
   }
 
   /**
-   * Runs the occurrences of a past window `[from, to]`, with the job's overlap policy. A job with a DST
-   * policy runs exactly the times `preview` lists for the window, whenever the job was written (see
-   * docs/scheduling.md, "Backfill").
+   * Runs every occurrence of a past window `[from, to]`, one run at a time (BUFFER_ALL: behind a run
+   * already open, none skipped), or all at once for a job with `maxInstances > 1` (ALLOW_ALL, bounded by
+   * its semaphore). A job with a DST policy runs exactly the times `preview` lists for the window,
+   * whenever the job was written (see docs/scheduling.md, "Backfill").
    */
   async backfillJob(jobId: string, window: { from: Date | string; to: Date | string }): Promise<void> {
     const start = parseInstant(window.from, 'from');

@@ -3,17 +3,20 @@ import { compileJobDefaults } from '../../client/jobs/job-compile';
 import type {
   CronJobOptions,
   IntervalJobOptions,
+  ModifyJobOptions,
   OneOffJobOptions,
 } from '../../client/jobs/store/job-options';
 import { InvalidArgumentError } from '../../errors';
 import { parseDuration } from '../../parse/duration';
 import { parseInstant } from '../../parse/instant';
+import { backfillOverlap } from '../../schedule/policies';
 import type { PipelineLike } from '../../pipeline/builder';
 import type {
   CronTrigger,
   CalendarTrigger,
   IntervalTrigger,
   OneOffTrigger,
+  Trigger,
 } from '../../schedule/trigger-types';
 import { testSteps } from '../pipeline-test-env';
 import { NotInVirtualTimeError } from '../errors';
@@ -61,10 +64,21 @@ export interface ScheduleTestEnv {
   resumeJob(jobId: string, note?: string): Promise<void>;
   /** Runs the job now, with its own overlap policy. */
   triggerJob(jobId: string): Promise<void>;
-  /** Runs the job's fires of `[from, to]` (past instants), with its own overlap policy. */
+  /**
+   * `PipelineScheduler.backfillJob()`: every fire of the job in `[from, to]` (past instants), one run at a
+   * time (all at once when the job allows overlap, maxInstances > 1).
+   */
   backfillJob(jobId: string, window: { from: Date | string; to: Date | string }): Promise<void>;
   /** Future runs cancelled; a run in flight continues. */
   removeJob(jobId: string): Promise<void>;
+  /**
+   * Not in virtual time: rejects with {@link NotInVirtualTimeError} (`feature` `modifyJob`), changing
+   * nothing. An edit is not simulated: create the edited job in a new environment started at the edit's
+   * instant, or test the edit with `PipelineScheduler` on a dev server.
+   */
+  modifyJob(jobId: string, changes: ModifyJobOptions): Promise<never>;
+  /** Not in virtual time: rejects with {@link NotInVirtualTimeError}, as {@link ScheduleTestEnv.modifyJob}. */
+  rescheduleJob(jobId: string, trigger: Trigger): Promise<never>;
   /** Every nominal time so far with its outcome, oldest first (all jobs, or one). */
   occurrences(jobId?: string): OccurrenceRecord[];
   /** Every run the server started, with its steps, attempts and compensations. */
@@ -176,6 +190,18 @@ export function createScheduleTestEnv(opts: ScheduleTestEnvOptions): ScheduleTes
     await clock.runUntil(clock.now());
     if (env.crashed !== undefined) throw env.crashed;
   };
+  // An edit changes what the server holds for a job with runs open and starts buffered (the action's args,
+  // policies that buffered starts resolve when they start, the spec from the edit's instant, the alert
+  // clocks): not modelled, so refused by name rather than half-simulated.
+  const edit = (verbName: 'modifyJob' | 'rescheduleJob', id: string): Promise<never> => {
+    const what = verbName === 'modifyJob' ? 'its args, policies, onError or alerts' : 'its trigger';
+    return Promise.reject(
+      new NotInVirtualTimeError(
+        `${verbName}("${id}") (an edit of ${what})`,
+        'an edit is not simulated: schedule the edited job in a new environment started at the instant of the edit (runs open or buffered at that instant are not carried over), or test the edit with PipelineScheduler on a dev server (tflow dev)',
+      ),
+    );
+  };
   const span = (s: VirtualSpan, field: string) => ({
     from: parseInstant(s.from, `${field}.from`).getTime(),
     to: parseInstant(s.to, `${field}.to`).getTime(),
@@ -204,9 +230,11 @@ export function createScheduleTestEnv(opts: ScheduleTestEnvOptions): ScheduleTes
             'backfill a past window; future fires run by themselves as time advances',
           );
         }
-        s.backfill(from, to, s.job.policies.overlap);
+        s.backfill(from, to, backfillOverlap(s.job.policies.overlap));
       }),
     removeJob: (id) => verb(id, 'removeJob', (s) => s.remove()),
+    modifyJob: (id) => edit('modifyJob', id),
+    rescheduleJob: (id) => edit('rescheduleJob', id),
     occurrences: (id) => of(env.occurrences, id),
     runs: (id) => of(env.runs, id),
     alerts: (id) => (id === undefined ? [...env.alerts] : env.alerts.filter((a) => a.event.jobId === id)),

@@ -28,8 +28,11 @@ export interface RunHooks {
   succeeded(at: number): void;
   /** Slots of the job's semaphore held now (maxInstances > 1). */
   slots: { held: number };
-  /** The latest fire of the job in `(after, until]` (the coalescing guard's question to the server). */
-  latestFire(after: number, until: number): number | undefined;
+  /**
+   * The occurrence a late run of a coalescing job stands for, as the server answers the guard's lookup
+   * (latest-occurrence.ts), or undefined for its own nominal time.
+   */
+  latestFire(after: number, until: number, workflowId: string): number | undefined;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -97,7 +100,7 @@ export function startRun(
     let standsFor: string | undefined;
     const grace = ctx.misfireGraceMs;
     if (ctx.coalesce && grace !== undefined && lateMs > grace && lateMs >= 1000) {
-      const latest = hooks.latestFire(nominal, now);
+      const latest = hooks.latestFire(nominal, now, workflowId);
       if (latest !== undefined) [lateMs, standsFor] = [now - latest, isoMs(latest)];
     }
     run.lateMs = lateMs;

@@ -30,6 +30,8 @@ interface Start {
 
 const isoMs = (ms: number) => new Date(ms).toISOString();
 const BACKFILLS_PER_WAKE = 10;
+/** How many of its latest actions a schedule's description lists (`info.recentActions`). */
+const RECENT_ACTIONS = 10;
 
 /** A job's schedule in virtual time. */
 export class VirtualSchedule {
@@ -40,8 +42,11 @@ export class VirtualSchedule {
   private readonly backfills: { fires: ServerFire[]; overlap: ScheduleOverlapPolicy }[] = [];
   private lastProcessed: number;
   private plannedTo: number;
+  private readonly createdAt: number;
   private remainingActions: number | undefined;
   private readonly slots = { held: 0 };
+  /** The latest runs started, oldest first: what the schedule's description lists as its recent actions. */
+  private readonly recent: { workflowId: string; nominal: number }[] = [];
   readonly fires: FireSource;
   readonly watchdog: Watchdog | undefined;
 
@@ -54,6 +59,7 @@ export class VirtualSchedule {
     this.paused = job.paused;
     this.lastProcessed = now;
     this.plannedTo = now;
+    this.createdAt = now;
     const p = job.policies;
     this.fires = new FireSource(
       job.trigger,
@@ -180,13 +186,32 @@ export class VirtualSchedule {
         closed: (run) => this.closed(run, started.control),
         succeeded: (at) => this.watchdog?.succeeded(at),
         slots: this.slots,
-        latestFire: (after, until) => this.fires.latestBetween(after, until)?.at,
+        latestFire: (after, until, workflowId) => this.standsFor(after, until, workflowId),
       });
+      this.recent.push({ workflowId: started.run.workflowId, nominal: Date.parse(s.occurrence.nominal) });
+      if (this.recent.length > RECENT_ACTIONS) this.recent.shift();
       if (s === action.nonOverlapping) this.watched.push(started);
     }
     if (action.needTerminate) for (const w of this.watched) w.control.end('terminated');
     else if (action.needCancel) for (const w of this.watched) w.control.end('cancelled');
     return again;
+  }
+
+  /**
+   * The server's answer to a late coalescing run's lookup (latest-occurrence.ts): none unless the schedule
+   * is SKIP and not paused; else the latest fire after the run's nominal time and after every other recent
+   * action's nominal time, up to now.
+   */
+  private standsFor(after: number, until: number, workflowId: string): number | undefined {
+    if (this.job.policies.overlap !== 'SKIP' || this.paused) return undefined;
+    let lower = after;
+    for (const a of this.recent) {
+      if (a.workflowId !== workflowId && a.nominal > lower && a.nominal <= until) lower = a.nominal;
+    }
+    const latest = this.fires.latestBetween(lower, until)?.at;
+    if (latest !== undefined || lower >= this.createdAt) return latest;
+    // The server asks the spec, which has times before the create too (a backfilled run's window).
+    return this.fires.pastBetween(lower, Math.min(until, this.createdAt)).at(-1)?.at;
   }
 
   private closed(run: RunRecord, control: RunControl): void {
