@@ -58,6 +58,12 @@ export interface JobLife {
     buffered: number;
     bufferDropped: number;
   };
+  /**
+   * The schedule's counters read (a describe) just before the runner's first remove of it, and the first
+   * time it had not processed then (its next action time: Temporal computes it from the last time it
+   * processed): I1c for a job removed before the rest, on the times before that.
+   */
+  countersBeforeRemove?: NonNullable<JobLife['counters']> & { readAt: number; processedBefore: number };
   runs: JobRun[];
 }
 

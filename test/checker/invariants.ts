@@ -27,8 +27,11 @@
  *    when runs of the job were in flight without a break from T until a pause or removal was sent, and no
  *    run of a later time started before that call: Temporal drops, uncounted, the starts a paused schedule
  *    holds back. Checked for jobs still there at the end (their counters are read after a final pause);
- *    for jobs removed by an operation, (a) and (b) only, as for a job found gone when its counters were
- *    read, which must have had a remove sent before.
+ *    for a job the runner removes (to make room, or a `remove` of the plan, with the client or the CLI),
+ *    M <= S + B on the times of its own trigger before the counters were read, just before its first
+ *    remove, and before the first time the schedule had not processed then (its next action time);
+ *    S <= M + U is not checked there. Not for a job a prune removed, nor for a one-off, nor for one
+ *    found gone when its counters were read, which must have had a remove sent before.
  *    (d) a run that skipped itself names a reason that holds, judged against the graces it may have
  *    started with (the one the last modify answered before it started set, and those of calls in flight):
  *    `misfire` only when one of them is set and the run closed at least that grace (less 1 s) after its

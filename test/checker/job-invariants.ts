@@ -265,6 +265,35 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
         detail: `job ${job.id}: Temporal counted ${S} skips, more than the ${missingCertain.length} certain and ${U} possible occasions without a run`,
       });
   }
+  // (c) for a job removed before the rest, on the times its schedule had processed when its counters were
+  // read just before the runner removed it (each such time was then run, buffered, counted as skipped, or
+  // lost). Only the times of its own trigger: a backfill is processed apart, and may still be then.
+  const before = job.countersBeforeRemove;
+  if (!job.counters && before) {
+    const lost = missingCertain.filter(
+      (t) => t < before.processedBefore && t < before.readAt && !(kindOf.get(t) ?? '').includes('backfilled'),
+    );
+    tally.check('I1c', 'certain', lost.length);
+    const S = before.skippedOverlap + before.missedCatchupWindow + before.bufferDropped;
+    const B = before.buffered;
+    tally.excuse(
+      'missing time Temporal counted as skipped (overlap, catch-up window, full buffer)',
+      Math.min(S, lost.length),
+    );
+    tally.excuse(
+      'missing time still buffered when read before its removal',
+      Math.min(B, Math.max(0, lost.length - S)),
+    );
+    if (lost.length > S + B) {
+      findings.push(
+        `job ${job.id} (${triggersText(job)}): ${lost.length - S - B} certain nominal times without a run or a counted skip before it was removed, among ${lost.map(iso).join(', ')}`,
+      );
+      v.push({
+        invariant: 'I1c',
+        detail: `job ${job.id}: ${lost.length} nominal times it had processed before its removal (read at ${iso(before.readAt)}, next ${iso(before.processedBefore)}) had no outcome but Temporal counted only ${S} skips (+${B} buffered): ${lost.map(iso).join(', ')} (${describeCalls(job)})`,
+      });
+    }
+  }
   checkSkips(job, v, tally, queueing);
   checkEdits(job, h, v, tally);
 }

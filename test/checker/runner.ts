@@ -234,6 +234,30 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
   };
 
   /**
+   * Before the runner's first remove of a job: its counters and the first time it had not processed yet
+   * (see JobLife.countersBeforeRemove), so that I1c can check a job that does not live to the rest.
+   */
+  const readCountersBeforeRemove = async (job: JobLife) => {
+    if (job.countersBeforeRemove || !job.create.ok || 'runAt' in job.trigger) return;
+    const { client } = anyClient();
+    const readAt = Date.now();
+    await call('describe (before remove)', async () => {
+      const d = await client.schedule.getHandle(job.id).describe();
+      const next = d.info.nextActionTimes[0];
+      job.createdAt ??= d.info.createdAt.getTime();
+      if (!next) return;
+      job.countersBeforeRemove = {
+        readAt,
+        processedBefore: next.getTime(),
+        skippedOverlap: d.info.numActionsSkippedOverlap,
+        missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
+        buffered: Number(d.raw.info?.bufferSize ?? 0),
+        bufferDropped: Number(d.raw.info?.bufferDropped ?? 0),
+      };
+    });
+  };
+
+  /**
    * Makes room for one more job: at most MAX_LIVE_JOBS exist at once, creates in flight included (a long
    * run would otherwise pile up hundreds, and a loaded server refuses removes). The oldest created goes
    * first, removed until it is found gone; when the server refuses for a minute the create is left out.
@@ -254,6 +278,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
           await sleep(500);
           continue;
         }
+        await readCountersBeforeRemove(oldest);
         const entry: JobLife['states'][number] = { t0: Date.now(), t1: 0, ok: false, kind: 'remove' };
         oldest.states.push(entry);
         Object.assign(
@@ -536,6 +561,7 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
                   ? s.resumeJob(job.id)
                   : s.removeJob(job.id),
           );
+        if (op.kind === 'remove') await readCountersBeforeRemove(job);
         const c = op.kind === 'remove' ? await removal(job.id, send) : await send();
         job.states.push({ ...c, kind: op.kind, ...(op.cli ? { cli: true } : {}) });
         return;
