@@ -7,7 +7,7 @@ import {
   type InjectedSinks,
 } from '@temporalio/worker';
 import { codecDataConverter } from '../codec/data-converter';
-import { TemporalFlowError } from '../errors';
+import { describeValue, InvalidArgumentError, TemporalFlowError } from '../errors';
 import type { RunFinishedEvent, RunStartedEvent, TflowSinks } from '../workflows/sinks';
 import { schedulerActivities } from '../activities/scheduler-activities';
 import { createAlertActivities, type AlertDelivery } from '../activities/alerts/alert-activities';
@@ -17,7 +17,11 @@ import { logAlertSent, logEvent, logRunFinished, runEventFields, TFLOW_EVENTS } 
 import { stepRetryInterceptor, type StepRetriedEvent } from './step-retries';
 import type { PipelineLike } from '../pipeline/builder';
 import { createRateLimitedWorkers, rateLimitsOf, withCompanions } from './rate-limited-workers';
+import { shareSemaphoreWorker } from './semaphore-worker';
+import { CODEC_SEMAPHORE_TASK_QUEUE, SEMAPHORE_TASK_QUEUE } from '../workflows/semaphore/semaphore-defs';
+import { slotActivitiesOn } from '../activities/semaphore/slot-activities';
 import {
+  bundleAtStart,
   lacksInterceptorModules,
   lacksTracingModules,
   prebuiltWorkflowBundle,
@@ -25,7 +29,6 @@ import {
   TRACING_WORKFLOW_INTERCEPTOR_MODULES,
   WORKFLOW_INTERCEPTOR_MODULES,
   WORKFLOWS_PATH,
-  withNativeSyntax,
 } from './workflow-bundle';
 import { resolveTracing, type TracingOption } from '../client/tracing';
 import * as workerTracing from './worker-tracing';
@@ -89,6 +92,16 @@ export interface CreateWorkerOptions {
    * `{ spanProcessor, resource }` uses yours. See docs/tracing.md. @default off (no interceptor, no span)
    */
   tracing?: TracingOption;
+  /**
+   * The task queue of this worker's semaphores (a job's `maxInstances`, a pipeline's `concurrencyKey`):
+   * its runs start and ask their semaphores there, and the worker polls it beside `taskQueue` (one poller
+   * per connection, namespace and queue, shared by the process's workers), so a semaphore is served while
+   * any worker of the namespace runs, whatever queue its runs come from. Every worker whose runs share a
+   * pipeline or job must name the same queue and read each other's payloads (the same codec keys).
+   * @default `'tflow-semaphores'` ({@link SEMAPHORE_TASK_QUEUE}); with `codec`, `'tflow-semaphores-codec'`
+   * ({@link CODEC_SEMAPHORE_TASK_QUEUE}): a worker without the codec could not read those semaphores
+   */
+  semaphoreTaskQueue?: string;
   /** Called after each attempt at delivering an alert (e.g. {@link AlertMetrics.recordDelivery}). */
   onAlertDelivery?: (delivery: AlertDelivery) => void;
   /** Any other Temporal worker option (concurrency, identity, interceptors, ...). */
@@ -124,6 +137,7 @@ export function checkStepNames(steps: Steps): void {
  */
 export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   checkStepNames(opts.steps);
+  const semaphoreQueue = semaphoreQueueOf(opts);
   if (opts.workflowBundle && lacksInterceptorModules(opts.workflowBundle)) {
     Runtime.instance().logger.warn(
       "createWorker: the workflowBundle lacks temporal-flow's workflow interceptor modules, so stepIdempotencyKey() falls back to <workflow id>/<step path>, which a redrive changes; build it with bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES], preloadModules: [...PRELOADED_WORKFLOW_MODULES] })",
@@ -136,12 +150,24 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       'createWorker: tracing is on but the workflowBundle lacks the tracing workflow interceptor modules, so runs make no spans and steps start new traces; build it with buildWorkflowBundle(logger, { traced: true }), or add TRACING_WORKFLOW_INTERCEPTOR_MODULES after WORKFLOW_INTERCEPTOR_MODULES',
     );
   }
-  // The shipped bundles hold only our interceptor modules: with the user's own, bundle at start.
+  // The shipped bundles hold only our interceptor modules: with the user's own, bundle at start, once for
+  // this worker and its semaphore worker.
   const workflowBundle =
     opts.workflowBundle ??
     (opts.workerOptions?.interceptors?.workflowModules?.length
       ? undefined
-      : prebuiltWorkflowBundle(tracing !== undefined));
+      : prebuiltWorkflowBundle(tracing !== undefined)) ??
+    (await bundleAtStart({
+      ...(opts.workerOptions?.bundlerOptions ? { bundlerOptions: opts.workerOptions.bundlerOptions } : {}),
+      ...(opts.workerOptions?.dataConverter ? { dataConverter: opts.workerOptions.dataConverter } : {}),
+      ...(opts.workerOptions?.plugins ? { plugins: opts.workerOptions.plugins } : {}),
+      workflowModules: [
+        ...(opts.workerOptions?.interceptors?.workflowModules ?? []),
+        ...WORKFLOW_INTERCEPTOR_MODULES,
+        ...(tracing ? TRACING_WORKFLOW_INTERCEPTOR_MODULES : []),
+      ],
+      logger: Runtime.instance().logger,
+    }));
   const sinks: InjectedSinks<TflowSinks> = {
     tflow: {
       runStarted: {
@@ -181,48 +207,24 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       attemptInterceptor,
     ],
   };
-  const { activityInterceptors, ...base } = shared;
+  const { activityInterceptors, bundlerOptions: _bundled, ...base } = shared;
+  const { workflowModules: _inBundle, ...workflowInterceptors } = opts.workerOptions?.interceptors ?? {};
   const main = await Worker.create({
     ...base,
     taskQueue: opts.taskQueue,
     activities: {
       ...opts.steps,
       ...schedulerActivities,
+      ...slotActivitiesOn(semaphoreQueue),
       ...createAlertActivities({
         handlers: opts.steps,
         ...(opts.onAlertDelivery ? { onDelivery: opts.onAlertDelivery } : {}),
         logAlertSent,
       }),
     },
-    interceptors: {
-      ...opts.workerOptions?.interceptors,
-      activity: activityInterceptors,
-      // A prebuilt bundle carries its own (the SDK warns when both are given).
-      ...(workflowBundle
-        ? {}
-        : {
-            workflowModules: [
-              ...(opts.workerOptions?.interceptors?.workflowModules ?? []),
-              ...WORKFLOW_INTERCEPTOR_MODULES,
-              ...(tracing ? TRACING_WORKFLOW_INTERCEPTOR_MODULES : []),
-            ],
-          }),
-    },
-    ...(workflowBundle
-      ? { workflowBundle }
-      : {
-          workflowsPath: WORKFLOWS_PATH,
-          // Bundled at start (from source, or with the user's own interceptor modules): ours are still
-          // evaluated once per worker thread rather than once per run, as in the shipped bundle.
-          bundlerOptions: {
-            // ES2022 as the shipped bundle (nativeSyntax), then the user's own hook.
-            ...withNativeSyntax(opts.workerOptions?.bundlerOptions),
-            preloadModules: [
-              ...(opts.workerOptions?.bundlerOptions?.preloadModules ?? []),
-              ...PRELOADED_WORKFLOW_MODULES,
-            ],
-          },
-        }),
+    interceptors: { ...workflowInterceptors, activity: activityInterceptors },
+    // Bundled above or prebuilt: the bundle carries the workflow interceptor modules.
+    workflowBundle,
     sinks,
   });
   const companions = await createRateLimitedWorkers(
@@ -230,9 +232,35 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     opts.steps,
     limits,
   );
-  const worker = withCompanions(main, companions);
+  // Every worker serves its semaphore queue, unless it is that queue's own.
+  const semaphores =
+    opts.taskQueue === semaphoreQueue
+      ? []
+      : [
+          shareSemaphoreWorker({
+            ...base,
+            taskQueue: semaphoreQueue,
+            interceptors: { ...workflowInterceptors, activity: activityInterceptors },
+            workflowBundle,
+            sinks,
+          }),
+        ];
+  const worker = withCompanions(main, [...companions, ...semaphores]);
   if (tracing) flushWhenStopped(worker, () => tracing.forceFlush());
   return worker;
+}
+
+/** The worker's semaphore queue: its own, or the default for a worker with or without a codec. */
+function semaphoreQueueOf(opts: CreateWorkerOptions): string {
+  const queue = opts.semaphoreTaskQueue;
+  if (queue === undefined) return opts.codec ? CODEC_SEMAPHORE_TASK_QUEUE : SEMAPHORE_TASK_QUEUE;
+  if (typeof queue !== 'string' || queue.trim() === '') {
+    throw new InvalidArgumentError(
+      'semaphoreTaskQueue',
+      `semaphoreTaskQueue must be a task queue name (a non-empty string), got ${describeValue(queue)}`,
+    );
+  }
+  return queue;
 }
 
 /** Sends the spans still buffered once `run()` ends (the last runs' spans are not lost at shutdown). */

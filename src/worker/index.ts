@@ -44,8 +44,13 @@ export type {
 export type { JobAlertEvent, AlertKind } from '../workflows/alert-types';
 export { serveMetrics } from './metrics-server';
 export type { MetricsServer, MetricsServerOptions } from './metrics-server';
-/** Built-in activities of the scheduler (per-job semaphore, one-off clean-up), for workers not made by createWorker(). */
+/**
+ * Built-in activities of the scheduler (per-job semaphore, one-off clean-up), for workers not made by
+ * createWorker(); such workers also need one on {@link SEMAPHORE_TASK_QUEUE} (the semaphore workflow and
+ * these activities).
+ */
 export { schedulerActivities } from '../activities/scheduler-activities';
+export { SEMAPHORE_TASK_QUEUE } from '../workflows/semaphore/semaphore-defs';
 export type { JobErrorEvent } from '../workflows/run-types';
 export { AesGcmPayloadCodec, codecDataConverter, staticKeyProvider } from '../codec';
 export type { AesGcmCodecOptions, CodecKeyProvider } from '../codec';

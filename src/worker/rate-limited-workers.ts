@@ -70,7 +70,10 @@ export async function createRateLimitedWorkers(
  * them: the worker createWorker returns stays the SDK's Worker. When one of them fails, the others are
  * shut down and the failure is thrown.
  */
-export function withCompanions(main: Worker, companions: Worker[]): Worker {
+export function withCompanions(
+  main: Worker,
+  companions: readonly Pick<Worker, 'run' | 'shutdown' | 'getState'>[],
+): Worker {
   if (companions.length === 0) return main;
   const run = main.run.bind(main);
   const shutdown = main.shutdown.bind(main);

@@ -139,6 +139,36 @@ export function withNativeSyntax(
   };
 }
 
+/**
+ * Bundles at start what `Worker.create` would bundle from `workflowsPath` with these options (the user's
+ * interceptor modules, then ours; the data converter's paths; the bundler options with ES2022 syntax), once
+ * for the worker and its semaphore worker (create-worker.ts) rather than once per SDK worker.
+ */
+export async function bundleAtStart(
+  options: Pick<WorkerOptions, 'bundlerOptions' | 'dataConverter' | 'plugins'> & {
+    workflowModules: readonly string[];
+    logger: Logger;
+  },
+): Promise<{ code: string }> {
+  const bundler = withNativeSyntax(options.bundlerOptions);
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [...options.workflowModules],
+    logger: options.logger,
+    ...(options.dataConverter?.payloadConverterPath
+      ? { payloadConverterPath: options.dataConverter.payloadConverterPath }
+      : {}),
+    ...(options.dataConverter?.failureConverterPath
+      ? { failureConverterPath: options.dataConverter.failureConverterPath }
+      : {}),
+    ...(bundler.ignoreModules ? { ignoreModules: bundler.ignoreModules } : {}),
+    preloadModules: [...(bundler.preloadModules ?? []), ...PRELOADED_WORKFLOW_MODULES],
+    ...(bundler.webpackConfigHook ? { webpackConfigHook: bundler.webpackConfigHook } : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+  });
+  return { code };
+}
+
 /** The bundle shipped in dist/ (the traced one when `traced`), when this is a build that has one; undefined from source. */
 export function prebuiltWorkflowBundle(traced = false): { codePath: string } | undefined {
   const codePath = traced ? PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH : PREBUILT_WORKFLOW_BUNDLE_PATH;

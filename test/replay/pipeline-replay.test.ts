@@ -13,6 +13,9 @@ import { RUN_HEADER } from '../../src/workflows/idempotency/run-header';
 import {
   SEMAPHORE_LIVENESS_PATCH,
   SEMAPHORE_LOCAL_CHECK_PATCH,
+  SEMAPHORE_OWN_QUEUE_PATCH,
+  SEMAPHORE_TASK_QUEUE,
+  type SemaphoreState,
   SLOT_REASK_PATCH,
 } from '../../src/workflows/semaphore/semaphore-defs';
 
@@ -103,6 +106,7 @@ describe('replay of recorded histories', () => {
         'scheduled-horizon-renewed.json',
         'scheduled-guards.json',
         'scheduled-once.json',
+        'semaphore-moved.json',
         'success.json',
         'user-metadata.json',
       ]),
@@ -402,6 +406,21 @@ describe('replay of recorded histories', () => {
         (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'tflowLiveHolders',
       ),
     ).toHaveLength(2);
+  });
+
+  it('behind its patch, a semaphore started on a run queue and asked by a worker of the semaphore queue continues as new there, holders and line kept', async () => {
+    const semaphore = await readHistoryFile(path.join(dir, 'semaphore-moved.json'));
+    expect(patchesOf(semaphore)).toEqual([SEMAPHORE_LIVENESS_PATCH, SEMAPHORE_OWN_QUEUE_PATCH]);
+    const moved = semaphore.events.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
+    expect(moved.taskQueue?.name).toBe(SEMAPHORE_TASK_QUEUE);
+    const carried = defaultPayloadConverter.fromPayload<SemaphoreState>(moved.input!.payloads![0]!);
+    expect(carried).toMatchObject({
+      holders: [
+        { workflowId: 'replay-moved-holder', runId: 'r1', key: 'k' },
+        { workflowId: 'replay-moved-asker', runId: 'r3', key: 'k2' },
+      ],
+      waiting: [{ workflowId: 'replay-moved-waiter', runId: 'r2', key: 'k', max: 1, total: 2 }],
+    });
   });
 
   it('behind its patch, the semaphore checks its holders in a local activity, never an activity task', async () => {

@@ -32,6 +32,23 @@ describe('createWorker', () => {
     );
   });
 
+  it('refuses a semaphoreTaskQueue that is not a queue name before connecting anywhere', async () => {
+    for (const bad of ['', '  ', 7]) {
+      const err = await createWorker({
+        connection: {} as NativeConnection,
+        taskQueue: 'q',
+        steps: {},
+        semaphoreTaskQueue: bad as string,
+      }).catch((e: unknown) => e);
+      expect(err).toEqual(
+        new InvalidArgumentError(
+          'semaphoreTaskQueue',
+          `semaphoreTaskQueue must be a task queue name (a non-empty string), got ${typeof bad === 'string' ? JSON.stringify(bad) : bad}`,
+        ),
+      );
+    }
+  });
+
   it('collects the rate-limited steps of its pipelines, one rate per activity', () => {
     const steps = { a: async () => 1, call: async () => 2 };
     const p = pipeline('p', { steps }).step('a').map('call', { rateLimit: '60/m' });

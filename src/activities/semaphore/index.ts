@@ -1,4 +1,4 @@
 /*
  * The slot semaphore's activities (acquire, queue, live holders).
  */
-export { slotActivities, tflowAcquireSlot, tflowLiveHolders, tflowQueueForSlot } from './slot-activities';
+export { slotActivities, slotActivitiesOn, tflowLiveHolders } from './slot-activities';

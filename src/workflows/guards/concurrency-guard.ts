@@ -33,24 +33,18 @@ import { reportRunFinished } from '../run/run-finished';
 import { progressQuery } from '../run/interpreter';
 import { waitForCancelledSteps } from '../run/step-options';
 
-const { tflowQueueForSlot } = proxyActivities<SemaphoreActivities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
-});
 /**
- * The ask of a capped key (`maxConcurrentTotal` or `whenFull`), retried until it is answered: every key of
- * such a pipeline asks one workflow, which the server lets have 10 updates in flight, so a burst of hundreds
- * of runs on a loaded machine can use up 10 attempts. (capped-keys-race.test.ts run beside the other
- * integration files at load average ~30 saw 196 of 200 runs fail, the cause not captured; alone it passed.
- * This closes the path of an ask that runs out of attempts.) Retry options are not compared on replay.
+ * The ask of a concurrency key's semaphore, retried until it is answered: a run waits for its semaphore
+ * rather than failing before its first step. Capped keys (`maxConcurrentTotal`, `whenFull`) did since
+ * c769c59 (every key of such a pipeline asks one workflow, which the server lets have 10 updates in flight,
+ * so a burst of hundreds of runs on a loaded machine used up 10 attempts); plain keys had 10 attempts, and
+ * the checker's I4 saw keyed runs fail so while the semaphore's worker was down and the server was being
+ * killed for minutes. Retry options are not compared on replay.
  */
-const { tflowQueueForSlot: askCappedSlot } = proxyActivities<SemaphoreActivities>({
+const { tflowQueueForSlot: askForSlot } = proxyActivities<SemaphoreActivities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '200ms', maximumInterval: '5s' },
 });
-/** The ask of this request: capped keys retry until answered, plain keys as they always did. */
-const askForSlot = (request: SlotRequest & { semaphoreId: string }) =>
-  request.total !== undefined || request.whenFull ? askCappedSlot(request) : tflowQueueForSlot(request);
 
 /**
  * How long a queued run waits for `slotGranted` before asking its semaphore again: a bound on how long a

@@ -46,9 +46,19 @@ import { horizonRenewalDue } from './horizon-renewal';
  * are unchanged.
  */
 
-const { tflowAcquireSlot, tflowFinishOneOff } = proxyActivities<SemaphoreActivities & JobGuardActivities>({
+const { tflowFinishOneOff } = proxyActivities<JobGuardActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
+});
+/**
+ * The ask of the job's semaphore (`maxInstances > 1`), retried until answered, as a concurrency key's: with
+ * 10 attempts, a run failed when the semaphore could not answer for a few minutes (the checker's I4: runs
+ * of maxInstances-2 jobs failed before their first step while workers were down and the server was being
+ * killed). Retry options are not compared on replay.
+ */
+const { tflowAcquireSlot } = proxyActivities<SemaphoreActivities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '200ms', maximumInterval: '5s' },
 });
 
 // Few attempts: a renewal that fails is asked for again by the job's next run, long before the horizon ends.

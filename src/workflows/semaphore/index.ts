@@ -4,6 +4,7 @@
  */
 export {
   acquireSlotUpdate,
+  CODEC_SEMAPHORE_TASK_QUEUE,
   concurrencySemaphoreId,
   concurrencyTotalSemaphoreId,
   holdersQuery,
@@ -11,6 +12,8 @@ export {
   releaseSlotSignal,
   SEMAPHORE_LIVENESS_PATCH,
   SEMAPHORE_LOCAL_CHECK_PATCH,
+  SEMAPHORE_OWN_QUEUE_PATCH,
+  SEMAPHORE_TASK_QUEUE,
   SEMAPHORE_WORKFLOW_TYPE,
   type SemaphoreActivities,
   type SemaphoreState,

@@ -12,6 +12,22 @@ import type { WhenFull } from '../../pipeline/concurrency';
 /** Workflow type of both kinds of semaphore (a job's, a concurrency key's): persisted, see above. */
 export const SEMAPHORE_WORKFLOW_TYPE = 'jobSemaphoreWorkflow';
 
+/**
+ * The task queue semaphores run on, whatever queue the run that started one (or asks it) came from:
+ * createWorker polls it beside the worker's own queue, so a semaphore is served as long as any worker of
+ * the namespace runs. Before, a semaphore ran on the queue of the run that started it, and runs of the same
+ * pipeline (or job) from another queue waited for good once that queue had no worker. Persisted (the queue
+ * of running semaphores): never rename it.
+ */
+export const SEMAPHORE_TASK_QUEUE = 'tflow-semaphores';
+
+/**
+ * The semaphore queue of workers with a payload codec (createWorker's default when given `codec`): a worker
+ * without the codec cannot read their semaphores' payloads, nor they a plain worker's. Persisted: never
+ * rename it.
+ */
+export const CODEC_SEMAPHORE_TASK_QUEUE = 'tflow-semaphores-codec';
+
 /** Workflow id of the semaphore of a job: one per job id, in the job's namespace. */
 export function semaphoreWorkflowId(jobId: string): string {
   return `tflow-semaphore:${jobId}`;
@@ -39,6 +55,12 @@ export interface SlotRequest extends SlotHolder {
   total?: number;
   /** What the run does when it cannot have a slot now (absent: it queues). Persisted field name. */
   whenFull?: Exclude<WhenFull, 'queue'>;
+  /**
+   * The semaphore queue of the asking worker (its createWorker's `semaphoreTaskQueue`): a semaphore running
+   * on another queue moves there (see {@link SEMAPHORE_OWN_QUEUE_PATCH}); absent from asks of workers from
+   * before it. Persisted field name.
+   */
+  queue?: string;
 }
 
 /**
@@ -97,6 +119,14 @@ export const SLOT_REASK_PATCH = 'tflow-concurrency-slot-reask';
  * in the worker's local-activity slots, beside the semaphore's workflow task.
  */
 export const SEMAPHORE_LOCAL_CHECK_PATCH = 'tflow-semaphore-local-check';
+
+/**
+ * Patch of a semaphore asked by a worker whose semaphore queue ({@link SlotRequest.queue}) is not the one it
+ * runs on (a semaphore started on a run's own queue by a worker from before {@link SEMAPHORE_TASK_QUEUE}):
+ * once the ask is answered, it continues as new on that queue, its holders, lines and liveness clock
+ * carried over (before, it stayed on the queue that started it).
+ */
+export const SEMAPHORE_OWN_QUEUE_PATCH = 'tflow-semaphore-own-queue';
 
 /** Update: true when the slot is granted (idempotent for a holder that has it), false when the job is full. */
 export const acquireSlotUpdate = defineUpdate<boolean, [SlotRequest]>('acquireSlot');

@@ -4,6 +4,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   log,
+  makeContinueAsNewFunc,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -17,10 +18,12 @@ import {
   releaseSlotSignal,
   SEMAPHORE_LIVENESS_PATCH,
   SEMAPHORE_LOCAL_CHECK_PATCH,
+  SEMAPHORE_OWN_QUEUE_PATCH,
   slotGrantedSignal,
   waitingQuery,
   type SemaphoreState,
   type SlotHolder,
+  type SlotRequest,
   type SemaphoreActivities,
 } from './semaphore-defs';
 import { slotIdOf as keyOf, SlotTable } from './slot-table';
@@ -49,7 +52,8 @@ const liveHolders = (asked: SlotHolder[]): Promise<string[]> =>
  * job's run is skipped) or the `queueForSlot` update (queued when full: the run waits for `slotGranted`,
  * first come first served within its key; refused when it says `whenFull: 'skip' | 'cancel-newest'`; with
  * `cancel-in-progress`, queued after the oldest runs of its key are asked to cancel), with start, so the
- * first run creates it; they give their slot back with the `releaseSlot` signal, and holders or waiters that died
+ * first run creates it, on the asking worker's semaphore queue (`tflow-semaphores`) whatever the run's own
+ * queue; they give their slot back with the `releaseSlot` signal, and holders or waiters that died
  * without releasing (a terminated run) are found by asking Temporal whether they still run: when a request
  * finds the semaphore full, and every {@link LIVENESS_CHECK_MS} while it has holders or waiters.
  */
@@ -141,8 +145,18 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
     grantWaiting();
     changed = true;
   });
-  setHandler(queueForSlotUpdate, async (req) => {
+  /** The semaphore queue of an asking worker, when it is not the one this semaphore runs on. */
+  let moveTo: string | undefined;
+  /** Notes the asker's semaphore queue; the request without it (a waiter's line entry does not keep it). */
+  const noteQueue = (asked: SlotRequest): SlotRequest => {
+    const { queue, ...req } = asked;
+    if (queue !== undefined && queue !== workflowInfo().taskQueue) moveTo ??= queue;
+    return req;
+  };
+
+  setHandler(queueForSlotUpdate, async (asked) => {
     changed = true;
+    const req = noteQueue(asked);
     if (table.holds(req)) return 'granted';
     if (table.waits(req)) return 'queued';
     // Full with nobody of its key in line: a dead holder may be what fills it.
@@ -161,8 +175,9 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
     }
     return 'queued';
   });
-  setHandler(acquireSlotUpdate, async (req) => {
+  setHandler(acquireSlotUpdate, async (asked) => {
     changed = true;
+    const req = noteQueue(asked);
     if (table.holds(req)) return true;
     if (table.holders.size >= req.max) await pruneDead();
     // Re-checked after the await: other requests may have taken slots meanwhile.
@@ -172,8 +187,21 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
     return true;
   });
 
+  /** What the next run of the semaphore starts from: the table and the liveness clock. */
+  const carried = (checked: boolean): SemaphoreState => ({
+    ...table.state(),
+    ...(checked ? { livenessCheckDueAt: checkDueAt } : {}),
+  });
+
   for (;;) {
     const checked = patched(SEMAPHORE_LIVENESS_PATCH);
+    // Asked by a worker whose semaphore queue this is not (started on a run's own queue by a worker from
+    // before SEMAPHORE_TASK_QUEUE): moves to it, so that runs of other queues are answered even when the
+    // queue it started on has no worker left.
+    if (moveTo !== undefined && patched(SEMAPHORE_OWN_QUEUE_PATCH)) {
+      await condition(allHandlersFinished);
+      await makeContinueAsNewFunc<typeof jobSemaphoreWorkflow>({ taskQueue: moveTo })(carried(checked));
+    }
     const busy = table.busy;
     if (checked) {
       // Nothing to check while empty: the first run to ask is checked at most a minute after it asked.
@@ -191,10 +219,7 @@ export async function jobSemaphoreWorkflow(state: SemaphoreState = { holders: []
     changed = false;
     if (workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof jobSemaphoreWorkflow>({
-        ...table.state(),
-        ...(checked ? { livenessCheckDueAt: checkDueAt } : {}),
-      });
+      await continueAsNew<typeof jobSemaphoreWorkflow>(carried(checked));
     }
     if (woke) continue;
     if (table.busy) {
