@@ -76,9 +76,11 @@ describe('child pipelines', () => {
     const child = pipeline('child', { steps }).step('held').step('b');
     const parent = pipeline('parent', { steps }).step('a').pipeline('sub', child).step('echo');
     const handle = await pipelines.start(parent, [1], { workflowId: t.uid('parent') });
+    // Progress names the step once it is scheduled; `release` exists once the worker runs it (on a
+    // loaded machine, later): both are waited for.
     const seen = await waitFor('the child to run its held step', async () => {
       const p = await pipelines.progress(handle.workflowId);
-      return p.children?.[0]?.progress?.currentStep === 'held' ? p : undefined;
+      return p.children?.[0]?.progress?.currentStep === 'held' && release ? p : undefined;
     });
     expect(seen.currentStep).toBe('sub');
     expect(seen.children).toEqual([
