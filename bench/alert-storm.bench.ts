@@ -17,7 +17,7 @@
  *   npx tsx bench/alert-storm.bench.ts --jobs 500 --lead 3 --sides ours+alerts
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -29,10 +29,10 @@ import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
 import { alertEvaluatorWorkflowId } from '../src/workflows/alerts/evaluator-defs';
 import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
 import { evaluatorHeartbeat } from './evaluator-heartbeat';
-import { pidListeningOn, processCpuMs } from './process-cpu';
+import { pidListeningOn, processCpuMs, rssMb } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
 import { intArg, reportRows, type SummaryRow } from './summary';
-import { startWatchdogWorker } from './watchdog-process';
+import { startWatchdogWorker, stopWatchdogWorker } from './watchdog-process';
 
 const N = intArg('jobs', 10_000);
 /** Minutes from a side's start to its nominal time: creation, and the evaluator's first read of each job. */
@@ -84,11 +84,6 @@ async function pool(ids: string[], fn: (id: string) => Promise<unknown>, phase: 
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
   return performance.now() - start;
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 /** The q-quantile (0..1) of sorted values. */
@@ -238,13 +233,7 @@ async function runSide(name: SideName): Promise<SideFigures> {
     );
     return figures;
   } finally {
-    if (worker && worker.exitCode === null) {
-      worker.stdin!.end();
-      const exited = new Promise((r) => worker!.once('exit', r));
-      const killer = setTimeout(() => worker!.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(killer);
-    }
+    await stopWatchdogWorker(worker);
     await connection.close();
     await server.stop();
     rmSync(home, { recursive: true, force: true });

@@ -21,7 +21,7 @@
  * A progress line at least every 30 s (every 10 s while creating, with the time left).
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -32,10 +32,10 @@ import { pipeline, toPipelineSpec } from '../src/pipeline';
 import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
 import { alertEvaluatorWorkflowId } from '../src/workflows/alerts/evaluator-defs';
 import { evaluatorHeartbeat } from './evaluator-heartbeat';
-import { pidListeningOn, processCpuMs } from './process-cpu';
+import { pidListeningOn, processCpuMs, rssMb } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
 import { intArg, reportRows, type SummaryRow } from './summary';
-import { startWatchdogWorker } from './watchdog-process';
+import { startWatchdogWorker, stopWatchdogWorker } from './watchdog-process';
 
 const N = intArg('jobs', 1000);
 const MINUTES = intArg('minutes', 5);
@@ -102,11 +102,6 @@ async function wait(what: string, ms: number, line?: () => string): Promise<void
     await sleep(Math.min(30_000, end - Date.now()));
     log(`${what}: ${Math.max(0, Math.round((end - Date.now()) / 1000))} s left${line ? `, ${line()}` : ''}`);
   }
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 /** Each workflow's current run and its history length (missing workflows are left out). */
@@ -300,13 +295,7 @@ async function runSide(name: SideName, tz: string): Promise<SideFigures> {
     );
     return figures as SideFigures;
   } finally {
-    if (worker && worker.exitCode === null) {
-      worker.stdin!.end();
-      const exited = new Promise((r) => worker!.once('exit', r));
-      const killer = setTimeout(() => worker!.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(killer);
-    }
+    await stopWatchdogWorker(worker);
     await connection.close();
     await server.stop();
     rmSync(home, { recursive: true, force: true });

@@ -52,6 +52,12 @@ export function pidListeningOn(port: number): number | undefined {
   return undefined;
 }
 
+/** The resident memory of `pid` in MB (VmRSS of /proc/<pid>/status); NaN when not shown. */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
 /** User + system CPU milliseconds `pid` has used so far (all its threads), from /proc/<pid>/stat. */
 export function processCpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

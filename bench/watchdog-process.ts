@@ -36,3 +36,13 @@ export async function startWatchdogWorker(
   });
   return child;
 }
+
+/** Ends the alert worker process: closes its stdin (it shuts down), and kills it if it has not gone in 20 s. */
+export async function stopWatchdogWorker(worker: ChildProcess | undefined): Promise<void> {
+  if (!worker || worker.exitCode !== null) return;
+  worker.stdin!.end();
+  const exited = new Promise((r) => worker.once('exit', r));
+  const killer = setTimeout(() => worker.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(killer);
+}
