@@ -31,6 +31,7 @@ import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
 import { evaluatorHeartbeat } from './evaluator-heartbeat';
 import { pidListeningOn, processCpuMs, rssMb } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
+import { pool as poolOf } from './pool';
 import { intArg, reportRows, type SummaryRow } from './summary';
 import { startWatchdogWorker, stopWatchdogWorker } from './watchdog-process';
 
@@ -66,25 +67,8 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-async function pool(ids: string[], fn: (id: string) => Promise<unknown>, phase: string): Promise<number> {
-  const start = performance.now();
-  let next = 0;
-  let done = 0;
-  let lastLine = start;
-  const lane = async () => {
-    for (let i = next++; i < ids.length; i = next++) {
-      await fn(ids[i]!);
-      done++;
-      const now = performance.now();
-      if (now - lastLine >= 10_000) {
-        lastLine = now;
-        log(`${phase} ${done}/${ids.length}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  return performance.now() - start;
-}
+const pool = (ids: string[], fn: (id: string) => Promise<unknown>, phase?: string) =>
+  poolOf(ids, fn, CONCURRENCY, phase ? { phase, log } : undefined);
 
 /** The q-quantile (0..1) of sorted values. */
 const quantile = (sorted: number[], q: number) =>

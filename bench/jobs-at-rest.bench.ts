@@ -34,6 +34,7 @@ import { alertEvaluatorWorkflowId } from '../src/workflows/alerts/evaluator-defs
 import { evaluatorHeartbeat } from './evaluator-heartbeat';
 import { pidListeningOn, processCpuMs, rssMb } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
+import { pool as poolOf } from './pool';
 import { intArg, reportRows, type SummaryRow } from './summary';
 import { startWatchdogWorker, stopWatchdogWorker } from './watchdog-process';
 
@@ -74,26 +75,8 @@ function quietTimezone(): string {
   return 'UTC';
 }
 
-async function pool(ids: string[], fn: (id: string) => Promise<unknown>, phase?: string): Promise<number> {
-  const start = performance.now();
-  let next = 0;
-  let done = 0;
-  let lastLine = start;
-  const lane = async () => {
-    for (let i = next++; i < ids.length; i = next++) {
-      await fn(ids[i]!);
-      done++;
-      const now = performance.now();
-      if (phase && now - lastLine >= 10_000) {
-        lastLine = now;
-        const left = ((now - start) / done) * (ids.length - done);
-        log(`${phase} ${done}/${ids.length}, about ${(left / 1000).toFixed(0)} s left`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  return performance.now() - start;
-}
+const pool = (ids: string[], fn: (id: string) => Promise<unknown>, phase?: string) =>
+  poolOf(ids, fn, CONCURRENCY, phase ? { phase, log } : undefined);
 
 /** Sleeps `ms`, printing a line every 30 s. */
 async function wait(what: string, ms: number, line?: () => string): Promise<void> {
