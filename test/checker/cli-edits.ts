@@ -1,8 +1,14 @@
 /*
  * Outside edits: the same verbs a user can give a job's schedule with the real `temporal` CLI instead of
  * temporal-flow (toggle, trigger, backfill, delete). The model reads them as the product's own verbs: a
- * pause is a pause whoever sends it. A trigger or backfill passes the schedule's own overlap policy, as
- * temporal-flow's do (the CLI's default is Skip).
+ * pause is a pause whoever sends it. So each passes the overlap policy temporal-flow's own verb passes
+ * (the CLI's default is Skip): a trigger the schedule's own policy, as `triggerJob` does; a backfill
+ * `BufferAll`, or `AllowAll` when the schedule's policy is `AllowAll` (a job with maxInstances > 1), as
+ * `backfillJob` does since e6ece02 (docs/scheduling.md, "Backfill"). Under the schedule's own Skip,
+ * Temporal would start the window's first time and skip the others, which come due while that run is open
+ * (counted as overlap skips): the model (job-invariants.ts) now requires a run for every backfilled time.
+ * The rule is written here apart from the product's `backfillOverlap`, so that a product that went back to
+ * the job's own policy is still judged against it.
  */
 import { execFile } from 'node:child_process';
 import type { Client } from '@temporalio/client';
@@ -36,6 +42,16 @@ function run(target: CliTarget, args: string[], timeoutMs: number): Promise<void
 async function overlapOf(client: Client, id: string): Promise<string> {
   const d = await client.schedule.getHandle(id).describe();
   return OVERLAP[d.policies.overlap ?? 'SKIP'] ?? 'Skip';
+}
+
+/**
+ * What a backfill passes, given the schedule's own policy (the CLI's name): every time of the window runs,
+ * none dropped or ended by another. Temporal starts a backfill's times as manual starts, which neither a
+ * pause nor the catch-up window holds back (`canTakeScheduledAction`, `processTimeRange` in
+ * service/worker/scheduler/workflow.go), so under these two policies each one runs.
+ */
+export function backfillPolicy(scheduleOverlap: string): 'BufferAll' | 'AllowAll' {
+  return scheduleOverlap === 'AllowAll' ? 'AllowAll' : 'BufferAll';
 }
 
 export type CliVerb = 'pause' | 'resume' | 'trigger' | 'remove';
@@ -73,7 +89,7 @@ export async function cliBackfill(
   timeoutMs: number,
 ): Promise<void> {
   const window = ['--start-time', new Date(from).toISOString(), '--end-time', new Date(to).toISOString()];
-  const policy = ['--overlap-policy', await overlapOf(client, id)];
+  const policy = ['--overlap-policy', backfillPolicy(await overlapOf(client, id))];
   return run(target, ['schedule', 'backfill', '--schedule-id', id, ...window, ...policy], timeoutMs);
 }
 

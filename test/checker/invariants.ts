@@ -26,7 +26,10 @@
  *    S <= M + U. A missing time T of a queueing job (coalesce false, BUFFER_ALL) is not in M (it is in U)
  *    when runs of the job were in flight without a break from T until a pause or removal was sent, and no
  *    run of a later time started before that call: Temporal drops, uncounted, the starts a paused schedule
- *    holds back. Checked for jobs still there at the end (their counters are read after a final pause);
+ *    holds back. A backfilled time is neither (the backfill passes BUFFER_ALL, or ALLOW_ALL for a job
+ *    that allows overlap, and Temporal starts its times as manual starts, which no pause, catch-up window
+ *    or overlap skips): with Mb the CERTAIN backfilled times without a run and D the full buffer's drops,
+ *    Mb <= B + D. Checked for jobs still there at the end (their counters are read after a final pause);
  *    for a job the runner removes (to make room, or a `remove` of the plan, with the client or the CLI),
  *    M <= S + B on the times of its own trigger before the counters were read, just before its first
  *    remove, and before the first time the schedule had not processed then (its next action time);

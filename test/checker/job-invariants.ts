@@ -93,6 +93,10 @@ export function describeCalls(job: JobLife): string {
   for (const c of job.triggers) parts.push(`trigger ${rel(c.t0)}..${rel(c.t1)}${c.ok ? '' : ' (failed)'}`);
   for (const c of job.reschedules)
     parts.push(`reschedule ${rel(c.t0)}..${rel(c.t1)}${c.ok ? '' : ' (failed)'}`);
+  for (const c of job.backfills)
+    parts.push(
+      `backfill ${rel(c.t0)}..${rel(c.t1)} of ${iso(c.from)}..${iso(c.to)}${c.ok ? '' : ' (failed)'}`,
+    );
   if (job.finalPause) parts.push(`final pause ${rel(job.finalPause.t0)}`);
   return parts.join(', ');
 }
@@ -229,9 +233,13 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
   const triggersWithoutRun = causes.filter((c) => c.kind === 'trigger' && !c.used).length;
 
   const queueing = job.spec.maxInstances === 1 && !job.spec.coalesce;
+  const backfilled = (t: number) => (kindOf.get(t) ?? '').includes('backfilled');
   const missing = [...times].filter(([t, s]) => s === 'active' && !byTime.has(t)).map(([t]) => t);
-  const dropped = queueing ? missing.filter((t) => droppedFromBuffer(job, h, t)) : [];
+  // A backfilled time is a manual start, which a pause does not drop (canTakeScheduledAction lets a
+  // manual start through whatever the schedule's state): the buffer-drop carve-out is not for it.
+  const dropped = queueing ? missing.filter((t) => !backfilled(t) && droppedFromBuffer(job, h, t)) : [];
   const missingCertain = missing.filter((t) => !dropped.includes(t));
+  const missingBackfilled = missingCertain.filter(backfilled);
   tally.excuse('queued time dropped by a pause or removal while a run was in flight', dropped.length);
   const missingAmbiguous = [...times].filter(([t, s]) => s === 'ambiguous' && !byTime.has(t)).length;
   for (const [t, s] of times)
@@ -241,11 +249,18 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
     tally.check('I1c', 'certain', missingCertain.length);
     const S = job.counters.skippedOverlap + job.counters.missedCatchupWindow + job.counters.bufferDropped;
     const B = job.counters.buffered;
+    // A skip count stands only for a time of the job's own trigger: a backfill runs every time of its
+    // window (backfillBound below), so none of its times is an overlap or catch-up skip.
+    const missingScheduled = missingCertain.length - missingBackfilled.length;
     tally.excuse(
       'missing time Temporal counted as skipped (overlap, catch-up window, full buffer)',
-      Math.min(S, missingCertain.length),
+      Math.min(S, missingScheduled),
     );
-    tally.excuse('missing time still buffered at rest', Math.min(B, Math.max(0, missingCertain.length - S)));
+    tally.excuse(
+      'missing time still buffered at rest',
+      Math.min(B, Math.max(0, missingScheduled - S) + missingBackfilled.length),
+    );
+    backfillBound(job, missingBackfilled, job.counters, 'at rest', v, findings);
     // A time counted as dropped by a pause may instead have been missed by the catch-up window (counted):
     // the scheduler, woken late after an outage, skips it before the pause drops the rest.
     const U = missingAmbiguous + dropped.length + triggersWithoutRun;
@@ -271,7 +286,7 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
   const before = job.countersBeforeRemove;
   if (!job.counters && before) {
     const lost = missingCertain.filter(
-      (t) => t < before.processedBefore && t < before.readAt && !(kindOf.get(t) ?? '').includes('backfilled'),
+      (t) => t < before.processedBefore && t < before.readAt && !backfilled(t),
     );
     tally.check('I1c', 'certain', lost.length);
     const S = before.skippedOverlap + before.missedCatchupWindow + before.bufferDropped;
@@ -296,6 +311,37 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
   }
   checkSkips(job, v, tally, queueing);
   checkEdits(job, h, v, tally);
+}
+
+/**
+ * The backfilled times without a run (certain: the backfill call answered under one trigger surely in
+ * force) against the counters read at rest. temporal-flow's backfillJob passes BUFFER_ALL, or ALLOW_ALL
+ * for a job that allows overlap (src/schedule/policies.ts backfillOverlap, since e6ece02), and the
+ * checker's CLI backfill the same (cli-edits.ts). Temporal takes a backfill's times as manual starts: no
+ * catch-up window (processTimeRange skips only a time that is not manual), not held by a pause
+ * (canTakeScheduledAction), and under those two policies never skipped for overlap (ProcessBuffer). So
+ * each runs, or was still held back when read (the buffer: `buffered`), or was dropped from a full buffer
+ * (`bufferDropped`, counted): never more missing than those two. Under the job's own SKIP (the product
+ * before e6ece02) a SKIP job's backfill ran its window's first time and counted the others as overlap
+ * skips, which the check as a whole (M <= S + B) let pass.
+ */
+function backfillBound(
+  job: JobLife,
+  missing: number[],
+  counters: NonNullable<JobLife['counters']>,
+  when: string,
+  v: Violation[],
+  findings: string[],
+): void {
+  const held = counters.buffered + counters.bufferDropped;
+  if (missing.length <= held) return;
+  findings.push(
+    `job ${job.id} (${triggersText(job)}): ${missing.length - held} backfilled times without a run, among ${missing.map(iso).join(', ')}`,
+  );
+  v.push({
+    invariant: 'I1c',
+    detail: `job ${job.id}: ${missing.length} backfilled times had no run, but a backfill runs every time of its window (BUFFER_ALL / ALLOW_ALL, manual starts) and only ${counters.buffered} were still buffered ${when} (+${counters.bufferDropped} dropped from a full buffer): ${missing.map(iso).join(', ')} (skips counted: overlap ${counters.skippedOverlap}, catch-up window ${counters.missedCatchupWindow}; ${describeCalls(job)})`,
+  });
 }
 
 /**

@@ -12,7 +12,9 @@ import {
   every,
   fillRuns,
   step,
+  type JobOptions,
 } from '../helpers/checker-history';
+import { backfillPolicy } from '../checker/cli-edits';
 
 /*
  * Every invariant of the model-based checker (test/checker/invariants.ts) fed a hand-made bad history it
@@ -139,6 +141,73 @@ describe('the checker invariants, each shown to fire', () => {
     expect(flagged(removedAt40(20_000, 40_000, 9).h)).toEqual([]);
     // Processed up to 22 s only when read (a schedule behind a loaded server): later times unjudged.
     expect(flagged(removedAt40(20_000, 22_000).h)).toEqual([]);
+  });
+
+  // backfillJob passes BUFFER_ALL (ALLOW_ALL for a job that allows overlap) since e6ece02, and the CLI
+  // backfill of the checker the same: every time of the window runs, whatever the job's own policy.
+  // A window of 8 s before the create (from 10:00:00 - 9.5 s to - 2.5 s): times -8, -6 and -4 s.
+  const backfilledJob = (counters: JobOptions['counters'] = {}) => {
+    const h = emptyHistory();
+    const job = addJob(h, { counters });
+    fillRuns(h, job);
+    job.backfills.push({ ...call(10_000, 10_300), from: at(-9_500), to: at(-2_500) });
+    return { h, job, times: [-8_000, -6_000, -4_000] };
+  };
+  /** A backfilled time's run, started (one at a time) after the call, between two scheduled runs. */
+  const backfilledRun = (h: History, job: JobLife, t: number, k: number) =>
+    addRun(h, job, t, { startAfter: 10_600 + k * 400 - t, lasts: 300 });
+
+  it('I1c: a coalescing job whose backfill ran its first time only, the others counted as overlap skips', () => {
+    // The product before e6ece02: the job's own SKIP, so Temporal started -8 s and skipped -6 and -4 s,
+    // which came due while that run was open. The skip count balanced them (M <= S + B passed).
+    const { h, job, times } = backfilledJob({ skippedOverlap: 2 });
+    backfilledRun(h, job, times[0]!, 0);
+    const r = checkHistory(h);
+    expect(r.violations.map((v) => v.invariant)).toEqual(['I1c']);
+    expect(r.violations[0]!.detail).toContain('2 backfilled times had no run');
+    expect(r.violations[0]!.detail).toContain('2026-12-04T09:59:54.000Z, 2026-12-04T09:59:56.000Z');
+    expect(r.figures.modelFindings).toEqual([expect.stringContaining('2 backfilled times without a run')]);
+  });
+
+  it('I1c good twin: every backfilled time ran, one after the other', () => {
+    const { h, job, times } = backfilledJob();
+    times.forEach((t, k) => backfilledRun(h, job, t, k));
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('I1c: backfilled times still buffered at rest explain as many missing runs, no more', () => {
+    const two = backfilledJob({ buffered: 2 });
+    backfilledRun(two.h, two.job, two.times[0]!, 0);
+    expect(flagged(two.h)).toEqual([]);
+    const one = backfilledJob({ buffered: 1 });
+    backfilledRun(one.h, one.job, one.times[0]!, 0);
+    expect(checkHistory(one.h).violations.map((v) => v.detail)).toEqual([
+      expect.stringContaining('2 backfilled times had no run, but a backfill runs every time'),
+      expect.stringContaining(
+        '2 nominal times had no outcome but Temporal counted only 0 skips (+1 buffered)',
+      ),
+    ]);
+  });
+
+  it('I1c: a backfill of a paused job still runs its times (manual starts pass a pause)', () => {
+    const { h, job, times } = backfilledJob();
+    job.states.push({ ...call(8_000, 8_200), kind: 'pause' });
+    h.steps = [];
+    job.runs = [];
+    for (const t of every(2, 2_000, 6_000)) addRun(h, job, t);
+    // The backfill's own bound, and the whole count (3 times missing, no skip counted).
+    expect(checkHistory(h).violations.map((v) => v.detail)).toEqual([
+      expect.stringContaining('3 backfilled times had no run'),
+      expect.stringContaining('3 nominal times had no outcome'),
+    ]);
+    times.forEach((t, k) => backfilledRun(h, job, t, k));
+    expect(flagged(h)).toEqual([]);
+  });
+
+  it('I1c: a backfill call that failed leaves its times ambiguous (not required)', () => {
+    const { h, job } = backfilledJob();
+    job.backfills[0]!.ok = false;
+    expect(flagged(h)).toEqual([]);
   });
 
   it('I1d: a run skipped as misfire when the job has no grace', () => {
@@ -616,5 +685,13 @@ describe('the checker invariants, each shown to fire', () => {
       for (const t of every(3, 33_000, 57_000)) addRun(h, job, t);
       expect(checkHistory(h).violations).toEqual([]);
     });
+  });
+});
+
+describe("the checker's CLI backfill passes what backfillJob passes", () => {
+  it('BufferAll for every policy but AllowAll, which stays AllowAll', () => {
+    for (const p of ['Skip', 'BufferOne', 'BufferAll', 'CancelOther', 'TerminateOther'])
+      expect(backfillPolicy(p)).toBe('BufferAll');
+    expect(backfillPolicy('AllowAll')).toBe('AllowAll');
   });
 });
