@@ -4,7 +4,9 @@
  */
 import type { JobRun } from '../../src/client/runs/run-types';
 import type { JobAlertEvent } from '../../src/workflows/alert-types';
-import { isServerFault, type History, type JobLife } from './history';
+import { isServerFault, type Call, type History, type JobLife } from './history';
+import { modelTimes } from './job-invariants';
+import { nominalTimes } from './nominal-times';
 import type { Tally, Violation } from './tally';
 
 /** The onLate setting of the checker's jobs (generator.ts). */
@@ -22,6 +24,8 @@ function causeOf(e: JobAlertEvent): string {
     case 'recovered':
       return `${e.kind}|${e.jobId}|${e.lastSuccessAt ?? ''}`;
     case 'missed':
+      if (e.reason === 'not-started')
+        return `${e.kind}|${e.jobId}|${e.reason}|${(e.nominalTimes ?? []).join(',')}`;
       if (e.reason === 'overlap' || e.reason === 'catchup-window')
         return `${e.kind}|${e.jobId}|${e.reason}|${e.at}|${(e.nominalTimes ?? []).join(',')}|${e.count ?? ''}`;
       return `${e.kind}|${e.workflowId}|${e.runId}|${e.reason ?? ''}`;
@@ -67,6 +71,7 @@ export function checkAlerts(h: History, v: Violation[], tally: Tally): void {
     const cause = jobOfRun.get(`${e.workflowId}|${e.runId}`);
     if (e.kind === 'silent' || e.kind === 'recovered') continue; // checkSilence
     if (e.kind === 'missed' && (e.reason === 'overlap' || e.reason === 'catchup-window')) continue; // checkCounted
+    if (e.kind === 'missed' && e.reason === 'not-started') continue; // checkNotStarted
     if (e.kind === 'missed' && (e.reason === 'misfire' || e.reason === 'max-instances')) {
       if (!cause?.job.spec.onMissed || cause.run.status !== 'skipped' || cause.run.skipReason !== e.reason)
         v.push({
@@ -123,6 +128,7 @@ export function checkAlerts(h: History, v: Violation[], tally: Tally): void {
   for (const job of h.jobs) {
     checkSilence(job, h, firsts, v, tally);
     checkCounted(job, firsts, v, tally);
+    checkNotStarted(job, h, firsts, v, tally);
   }
 }
 
@@ -333,3 +339,128 @@ function checkCounted(job: JobLife, alerts: History['alerts'], v: Violation[], t
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/*
+ * The alert evaluator's promise for an occurrence the server never started (docs/operations.md, "How the
+ * evaluator works", `reason: not-started`): Temporal retries a start that fails with a retryable error
+ * (its database or history service down) until the occurrence's catch-up window ends, then drops it with
+ * no run and no count; so the evaluator keeps the action times each read of the job lists (the next 10),
+ * and raises `missed` (`not-started`, `nominalTimes: [that time]`) for a listed time with no run once its
+ * catch-up window and 30 s more have passed, "within about a minute of the time" with the default window;
+ * not when the schedule was paused, resumed or updated between the read that listed it and the read after,
+ * nor while starts wait in its buffer; when its counters grew instead, their own `missed` alert covers it
+ * (a count, no times). The bounds the checker takes from that, each named by what it stands for:
+ */
+/** How long after the create's answer the evaluator's first read may come: its listing of the schedules
+ * written every 15 s, a wave (5 s) and 10 s for visibility and the describe on a loaded machine. */
+export const FIRST_READ_MS = 30_000;
+/** How many action times a read lists (Temporal's describe: the next 10). */
+export const LISTED_TIMES = 10;
+/** After the catch-up window: the product's margin (30 s), a wave (5 s), the 15 s listing of started runs
+ * it matches with, and WATCHDOG_MARGIN_MS for the confirming reads and the delivery. */
+export const NOT_STARTED_AFTER_WINDOW_MS = 30_000 + 5_000 + 15_000 + WATCHDOG_MARGIN_MS;
+/** The catch-up window temporal-flow sets for a job with a misfire grace: max(10 s, grace) (docs/scheduling.md). */
+const catchupOf = (graceMs: number) => Math.max(10_000, graceMs);
+
+/**
+ * I6 for occurrences never started, both ways:
+ * - required: a certain time of a job with `onMissed` that has no run gets a `missed` alert (any reason:
+ *   one naming that time, or a count) by its bound, where the product promises one: the job has a catch-up
+ *   window of its own (a misfire grace; without one Temporal's is a year), does not queue (a queueing job's
+ *   starts wait in its buffer), is no one-off, and the time is surely among the 10 its first read listed
+ *   (after the latest that read can have come, FIRST_READ_MS after the create, later by a server fault
+ *   before it; and no later than the 10th time after the create); no call touched the job from its create
+ *   to the bound (a pause, resume, remove, edit, reschedule, trigger or backfill: each makes the product
+ *   read again or stand down), no alert worker was killed in that span (the evaluator's expectations are
+ *   in its memory); the bound is the time + the catch-up window + NOT_STARTED_AFTER_WINDOW_MS, later by
+ *   each server fault in it (its length and 30 s);
+ * - caused: a `not-started` alert names times of a job with `onMissed` that its triggers had, while it was
+ *   not surely inactive, and for which no run had started 2 s before the alert was raised.
+ */
+function checkNotStarted(
+  job: JobLife,
+  h: History,
+  alerts: History['alerts'],
+  v: Violation[],
+  tally: Tally,
+): void {
+  const mine = alerts.filter((d) => d.event.jobId === job.id && d.event.kind === 'missed');
+  const started = new Map<number, number>();
+  for (const r of job.runs)
+    if (r.scheduledAt) {
+      const t = r.scheduledAt.getTime();
+      started.set(t, Math.min(started.get(t) ?? Infinity, r.startedAt.getTime()));
+    }
+  const { times } = modelTimes(job, h);
+  for (const d of mine.filter((x) => x.event.reason === 'not-started')) {
+    tally.check('I6');
+    const raised = Date.parse(d.event.at);
+    const named = (d.event.nominalTimes ?? []).map((x) => Date.parse(x));
+    const wrong = named.filter(
+      (t) =>
+        times.get(t) === undefined ||
+        times.get(t) === 'inactive' ||
+        (started.get(t) ?? Infinity) < raised - SLACK_MS,
+    );
+    if (!job.spec.onMissed || named.length === 0 || wrong.length > 0)
+      v.push({
+        invariant: 'I6',
+        detail: `missed (not-started) alert for job ${job.id} at ${d.event.at} names ${named.map(iso).join(', ') || 'no time'}, ${!job.spec.onMissed ? 'a job without onMissed' : wrong.length > 0 ? `of which ${wrong.map((t) => `${iso(t)} (${started.has(t) ? `started ${iso(started.get(t)!)}` : (times.get(t) ?? 'not a time of its triggers')})`).join(', ')} had no such cause` : 'no time'}`,
+      });
+  }
+
+  // Required: where the product promises an alert.
+  if (!job.spec.onMissed || !job.create.ok || job.model.kind === 'once') return;
+  const queueing = job.spec.maxInstances === 1 && !job.spec.coalesce;
+  const grace = job.edits[0]?.graceMs ?? null;
+  if (queueing || grace === null) return;
+  const window = catchupOf(grace);
+  const touches: Call[] = [
+    ...job.states,
+    ...job.edits.slice(1),
+    ...job.reschedules,
+    ...job.triggers,
+    ...job.backfills,
+    ...(job.finalPause ? [job.finalPause] : []),
+    ...(job.finalRemove ? [job.finalRemove] : []),
+  ];
+  let firstRead = job.create.t1 + FIRST_READ_MS;
+  for (const f of [...h.faults].sort((a, b) => a.t0 - b.t0))
+    if (isServerFault(f) && f.t0 <= firstRead && f.t1 >= job.create.t0)
+      firstRead = Math.max(firstRead, f.t1 + FIRST_READ_MS);
+  const listed = nominalTimes(job.model, job.create.t0, job.create.t0 + 86_400_000).slice(0, LISTED_TIMES);
+  const lastListed = listed[listed.length - 1] ?? -Infinity;
+  let outside = 0;
+  for (const [t, state] of times) {
+    if (state !== 'active' || started.has(t)) continue;
+    let bound = t + window + NOT_STARTED_AFTER_WINDOW_MS;
+    for (const f of [...h.faults].sort((a, b) => a.t0 - b.t0))
+      if (isServerFault(f) && f.t0 <= bound && f.t1 >= t) bound += f.t1 - f.t0 + 30_000;
+    const promised =
+      t > firstRead &&
+      t <= lastListed &&
+      bound <= (h.endAt ?? Infinity) &&
+      !touches.some((c) => c.t0 - SLACK_MS <= bound && c.t1 + SLACK_MS >= job.create.t0) &&
+      !h.faults.some((f) => f.kind === 'alert-worker-kill' && f.t0 <= bound && f.t1 >= job.create.t0);
+    if (!promised) {
+      outside++;
+      continue;
+    }
+    tally.check('I6');
+    const covered = mine.some(
+      (d) =>
+        d.at <= bound &&
+        ((d.event.nominalTimes ?? []).some((x) => Date.parse(x) === t) ||
+          (!d.event.nominalTimes?.length && d.at >= t)),
+    );
+    if (!covered)
+      v.push({
+        invariant: 'I6',
+        detail: `job ${job.id} (onMissed, catch-up window ${window / 1000} s): the occurrence of ${iso(t)} never started and no missed alert arrived by ${iso(bound)} (the time + the window + ${NOT_STARTED_AFTER_WINDOW_MS / 1000} s; missed alerts of the job: ${mine.map((d) => `${d.event.reason ?? ''} ${iso(d.at)}`).join(', ') || 'none'})`,
+      });
+  }
+  tally.excuse(
+    "certain time without a run, of a job with onMissed and a catch-up window, outside the evaluator's promise (not surely among the times its read listed, or a call, an alert worker kill or the end of the run before its bound)",
+    outside,
+  );
+}

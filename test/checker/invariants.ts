@@ -65,7 +65,13 @@
  *    fault held it back, never one within E of a completed run or once its schedule is surely gone, and
  *    a `recovered` alert after it once a run completes (checkSilence states it exactly). Server-counted
  *    misses (overlap, catch-up window) are bounded by the schedule's counter, never required (the
- *    watchdog reads the counts no more often than every 5 minutes). A second delivery of one cause counts
+ *    watchdog reads the counts no more often than every 5 minutes). An occurrence the server never
+ *    started (no run, its start dropped after the catch-up window, uncounted) gets a `missed` alert (any
+ *    reason: `not-started` naming it, or a count) by the time + the window + 60 s, where the evaluator
+ *    promises one (a job with onMissed and a grace that does not queue, a time surely among the 10 its
+ *    first read listed, no call of the job and no alert worker kill until then; checkNotStarted states it
+ *    exactly); a `not-started` alert names only times of the job not surely inactive with no run started
+ *    before it, and is that time's outcome for I1c. A second delivery of one cause counts
  *    as once only within 20 s of a worker or watchdog SIGKILL (an activity's at-least-once delivery),
  *    else it is a violation.
  * I7 no lost edit: a job run's first step works the `ms` of the args the last create or modify answered

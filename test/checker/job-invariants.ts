@@ -19,7 +19,7 @@ export const CATCH_UP_MS = 15_000;
  */
 export const ONE_OFF_LEAD_MS = 1_000;
 
-type State = 'active' | 'inactive' | 'ambiguous';
+export type State = 'active' | 'inactive' | 'ambiguous';
 export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The job's state at each instant, as far as the calls tell. */
@@ -124,14 +124,14 @@ function matchCauses<T extends { t: number }>(extras: T[], causes: Cause[]): T[]
   return left;
 }
 
-export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally, findings: string[]): void {
-  // Only a remove can make a schedule go: one that vanished at rest had a remove that failed (it may
-  // have landed after all) or one that found it gone (I1 (a) and (b) still hold for it).
-  if (job.vanishedAtRest && !job.states.some((s) => s.kind === 'remove'))
-    v.push({
-      invariant: 'I1c',
-      detail: `job ${job.id}: paused at rest, then gone with no remove sent (${describeCalls(job)})`,
-    });
+/**
+ * The model's times of a job (its triggers' nominal times and its backfilled times), each active
+ * (certain), ambiguous or inactive as far as the calls tell, with the kind of trigger that named it.
+ */
+export function modelTimes(
+  job: JobLife,
+  h: History,
+): { times: Map<number, State>; kindOf: Map<number, string> } {
   const model = job.model;
   const at = stateOf(job, h);
   const end = Math.max(
@@ -162,6 +162,19 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
       times.set(t, sure ? 'active' : 'ambiguous');
       kindOf.set(t, kind);
     }
+  return { times, kindOf };
+}
+
+export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally, findings: string[]): void {
+  // Only a remove can make a schedule go: one that vanished at rest had a remove that failed (it may
+  // have landed after all) or one that found it gone (I1 (a) and (b) still hold for it).
+  if (job.vanishedAtRest && !job.states.some((s) => s.kind === 'remove'))
+    v.push({
+      invariant: 'I1c',
+      detail: `job ${job.id}: paused at rest, then gone with no remove sent (${describeCalls(job)})`,
+    });
+  const model = job.model;
+  const { times, kindOf } = modelTimes(job, h);
 
   // Temporal's TriggerImmediately starts one run whose nominal time is the scheduler's clock when it
   // takes the request, to the whole second (the scheduler workflow's startWorkflow names the run and sets
@@ -238,7 +251,22 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
   // A backfilled time is a manual start, which a pause does not drop (canTakeScheduledAction lets a
   // manual start through whatever the schedule's state): the buffer-drop carve-out is not for it.
   const dropped = queueing ? missing.filter((t) => !backfilled(t) && droppedFromBuffer(job, h, t)) : [];
-  const missingCertain = missing.filter((t) => !dropped.includes(t));
+  // A start Temporal gave up on after its catch-up window leaves no run and no count: the product reports
+  // it as `missed` with reason `not-started`, naming the time (docs/operations.md), and that alert is the
+  // time's outcome (I6 judges whether it was due and came in time).
+  const alertedNotStarted = new Set(
+    h.alerts
+      .filter(
+        (d) => d.event.jobId === job.id && d.event.kind === 'missed' && d.event.reason === 'not-started',
+      )
+      .flatMap((d) => (d.event.nominalTimes ?? []).map((x) => Date.parse(x))),
+  );
+  const reported = missing.filter((t) => !dropped.includes(t) && alertedNotStarted.has(t));
+  tally.excuse(
+    'missing time the product reported as not started (missed alert, not-started)',
+    reported.length,
+  );
+  const missingCertain = missing.filter((t) => !dropped.includes(t) && !alertedNotStarted.has(t));
   const missingBackfilled = missingCertain.filter(backfilled);
   tally.excuse('queued time dropped by a pause or removal while a run was in flight', dropped.length);
   const missingAmbiguous = [...times].filter(([t, s]) => s === 'ambiguous' && !byTime.has(t)).length;

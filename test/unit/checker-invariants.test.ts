@@ -695,3 +695,130 @@ describe("the checker's CLI backfill passes what backfillJob passes", () => {
     expect(backfillPolicy('AllowAll')).toBe('AllowAll');
   });
 });
+
+/*
+ * I6 for an occurrence the server never started (Temporal drops a start that fails until its catch-up
+ * window ends, uncounted): the alert evaluator raises `missed` (`not-started`) for it (docs/operations.md).
+ * A job every 6 s with onMissed and a 5 s grace (catch-up window 10 s), created at 0.1-0.3 s, paused at
+ * rest at 140 s: its evaluator's first read is at the latest 30.3 s, and lists the times 6-60 s.
+ */
+describe('I6: an occurrence never started gets a missed alert', () => {
+  const MISSING = 42_000;
+  // The time + the 10 s window + 60 s (NOT_STARTED_AFTER_WINDOW_MS).
+  const BOUND = MISSING + 70_000;
+  const dropped = (spec: Partial<JobLife['spec']> = {}, missing = MISSING) => {
+    const h = emptyHistory();
+    h.restAt = at(142_000);
+    h.endAt = at(150_000);
+    const job = addJob(h, {
+      spec: { trigger: { kind: 'interval', everyS: 6 }, onMissed: true, graceS: 5, ...spec },
+      finalPauseAt: 140_000,
+    });
+    for (const t of every(6, 6_000, 138_000)) if (t !== missing) addRun(h, job, t);
+    return { h, job };
+  };
+  const notStarted = (h: History, job: JobLife, t: number, atMs: number) =>
+    h.alerts.push({
+      at: at(atMs),
+      event: {
+        kind: 'missed',
+        jobId: job.id,
+        text: '',
+        at: new Date(at(atMs) - 100).toISOString(),
+        reason: 'not-started',
+        nominalTimes: [new Date(at(t)).toISOString()],
+        count: 1,
+      },
+    });
+  const details = (h: History) => checkHistory(h).violations.map((v) => `${v.invariant} ${v.detail}`);
+
+  it('a time with no run, no count and no alert: I6 (and I1c, no skip counted)', () => {
+    const { h } = dropped();
+    expect(details(h)).toEqual([
+      expect.stringMatching(/^I1c .*1 nominal times had no outcome/),
+      expect.stringMatching(
+        /^I6 .*the occurrence of 2026-12-04T10:00:42.000Z never started and no missed alert arrived by 2026-12-04T10:01:52.000Z/,
+      ),
+    ]);
+  });
+
+  it('good twin: the not-started alert naming the time, within the bound, is its outcome', () => {
+    const { h, job } = dropped();
+    notStarted(h, job, MISSING, MISSING + 55_000);
+    const r = checkHistory(h);
+    expect(r.violations).toEqual([]);
+    expect(r.figures.tally.excused).toMatchObject({
+      'missing time the product reported as not started (missed alert, not-started)': 1,
+    });
+  });
+
+  it('good twin: a count alert (catch-up window) the server counted covers it', () => {
+    const { h, job } = dropped();
+    job.counters!.missedCatchupWindow = 1;
+    h.alerts.push({
+      at: at(MISSING + 50_000),
+      event: { kind: 'missed', jobId: job.id, text: '', at: '', reason: 'catchup-window', count: 1 },
+    });
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('an alert after the bound is missing', () => {
+    const { h, job } = dropped();
+    notStarted(h, job, MISSING, BOUND + 1_000);
+    expect(details(h)).toEqual([expect.stringMatching(/^I6 .*never started and no missed alert arrived/)]);
+  });
+
+  it('not required where the product does not promise it', () => {
+    // Before the evaluator's first read can be sure (24 s), past the 10 times it listed (66 s), a job
+    // without a grace (Temporal's one-year window), a queueing job (its starts wait in the buffer), or a
+    // pause and resume before the bound: the missing time is only I1c's.
+    const cases = [
+      dropped({}, 24_000).h,
+      dropped({}, 66_000).h,
+      dropped({ graceS: undefined }).h,
+      dropped({ coalesce: false }).h,
+    ];
+    const paused = dropped();
+    paused.job.states.push(
+      { ...call(100_000, 100_200), kind: 'pause' },
+      { ...call(101_000, 101_200), kind: 'resume' },
+    );
+    cases.push(paused.h);
+    const killed = dropped();
+    killed.h.faults.push({ kind: 'alert-worker-kill', t0: at(80_000), t1: at(85_000) });
+    cases.push(killed.h);
+    for (const h of cases) expect(checkHistory(h).violations.map((v) => v.invariant)).toEqual(['I1c']);
+  });
+
+  it('a server fault after the time moves the bound by its length and 30 s', () => {
+    const { h, job } = dropped();
+    h.faults.push({ kind: 'postgres-stop', t0: at(MISSING - 2_000), t1: at(MISSING + 6_000) });
+    notStarted(h, job, MISSING, BOUND + 30_000);
+    expect(checkHistory(h).violations).toEqual([]);
+  });
+
+  it('no not-started alert without its cause', () => {
+    // For a time that ran, for a job without onMissed, and for a time the job was surely paused at.
+    const ran = dropped();
+    notStarted(ran.h, ran.job, 48_000, 110_000);
+    expect(details(ran.h)).toEqual([
+      expect.stringMatching(/^I1c /),
+      expect.stringMatching(/^I6 missed \(not-started\) alert .* 2026-12-04T10:00:48.000Z \(started /),
+      // An alert naming another time does not stand for the missing one.
+      expect.stringMatching(/^I6 .*10:00:42.000Z never started and no missed alert arrived/),
+    ]);
+    const quiet = dropped({ onMissed: false });
+    notStarted(quiet.h, quiet.job, MISSING, 100_000);
+    expect(details(quiet.h)).toEqual([
+      expect.stringMatching(/^I6 missed \(not-started\) alert .*a job without onMissed/),
+    ]);
+    const paused = dropped({}, 0);
+    paused.job.states.push({ ...call(40_000, 40_200), kind: 'pause' });
+    paused.job.runs = paused.job.runs.filter((r) => r.scheduledAt!.getTime() < at(40_000));
+    paused.h.steps = paused.h.steps.filter((x) => paused.job.runs.some((r) => r.workflowId === x.wf));
+    notStarted(paused.h, paused.job, 54_000, 100_000);
+    expect(details(paused.h)).toEqual([
+      expect.stringMatching(/^I6 missed \(not-started\) alert .* 2026-12-04T10:00:54.000Z \(inactive\)/),
+    ]);
+  });
+});
