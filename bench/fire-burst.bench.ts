@@ -12,8 +12,15 @@
  *   npx tsx bench/run.ts fire-burst               # same
  *   npm run bench -- fire-burst --jobs 1000 --rounds 2
  *   TEMPORAL_ADDRESS=127.0.0.1:7233 npx tsx bench/fire-burst.bench.ts --worker-options '{"maxCachedWorkflows":0}'
+ *   npm run bench -- fire-burst --profile .tflow/bench/fire-burst   # and a V8 CPU profile of each burst
+ *
+ * `--profile <folder>`: V8 CPU profiles of the process's main thread and workflow threads over each burst's
+ * measured window (bench/cpu-profiles.ts), written as `<side>-r<round>-*.cpuprofile`, with a flame graph,
+ * folded stacks and the top functions of each side, and the sampled CPU per fired run by phase. Sampling
+ * costs CPU of its own: the CPU figures of a profiled run are not comparable with an unprofiled one's.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
@@ -23,6 +30,16 @@ import { pipeline } from '../src/pipeline';
 import { createWorker } from '../src/worker/create-worker';
 import { buildWorkflowBundle } from '../src/worker/workflow-bundle';
 import { recordingSteps } from './burst-steps';
+import {
+  BundleIndex,
+  flameGraphSvg,
+  foldedStacks,
+  FrameReader,
+  PHASES,
+  summarize,
+  ThreadProfiler,
+  type CpuProfile,
+} from './cpu-profiles';
 import { ownCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
 import { intArg, reportRows, type SummaryRow } from './summary';
 
@@ -36,6 +53,11 @@ const OURS_WORKER_OPTIONS = ((): Record<string, unknown> => {
   return i >= 0 ? (JSON.parse(process.argv[i + 1] ?? '{}') as Record<string, unknown>) : {};
 })();
 const YEAR_MS = 365 * 24 * 3600_000;
+/** `--profile <folder>`: where the V8 CPU profiles of each burst go; no profiling without it. */
+const PROFILE_DIR = ((): string | undefined => {
+  const i = process.argv.indexOf('--profile');
+  return i >= 0 ? path.resolve(process.argv[i + 1] ?? '.tflow/bench/fire-burst') : undefined;
+})();
 
 type SideName = 'ours' | 'raw';
 interface Side {
@@ -157,6 +179,7 @@ async function main(): Promise<void> {
       }
     });
     await sleepUntil(due - 300);
+    await profiler?.start(500);
     const server0 = serverPid === undefined ? undefined : processCpuMs(serverPid);
     const worker0 = ownCpuMs();
     const since = new Date(due - 1000).toISOString();
@@ -175,6 +198,13 @@ async function main(): Promise<void> {
     }
     const serverCpuMs = server0 === undefined ? undefined : processCpuMs(serverPid!) - server0;
     const workerCpuMs = ownCpuMs() - worker0;
+    if (profiler && n === N) {
+      const { main, workers } = await profiler.stop();
+      profiles[side.name].push({ label: 'main thread', profile: main });
+      profiles[side.name].push(
+        ...workers.map((w) => ({ label: `workflow thread ${w.title}`, profile: w.profile })),
+      );
+    } else if (profiler) await profiler.stop();
     const wfStartMs: number[] = [];
     for await (const wf of client.workflow.list({ query })) {
       if (side.started.has(wf.workflowId)) wfStartMs.push(wf.startTime.getTime() - due);
@@ -187,6 +217,8 @@ async function main(): Promise<void> {
     return { wfStartMs, firstStepMs, serverCpuMs, workerCpuMs, createMs };
   }
 
+  const profiler = PROFILE_DIR ? await ThreadProfiler.attach() : undefined;
+  const profiles: Record<SideName, { label: string; profile: CpuProfile }[]> = { ours: [], raw: [] };
   const totals: Record<SideName, BurstFigures> = {
     ours: { wfStartMs: [], firstStepMs: [], serverCpuMs: 0, workerCpuMs: 0 },
     raw: { wfStartMs: [], firstStepMs: [], serverCpuMs: 0, workerCpuMs: 0 },
@@ -302,8 +334,68 @@ async function main(): Promise<void> {
     }
   }
   reportRows(rows);
+  if (PROFILE_DIR) {
+    profiler!.close();
+    writeProfiles(PROFILE_DIR, profiles, runs, [oursBundle.code, rawBundle.code]);
+  }
   await native.close();
   await connection.close();
+}
+
+/** The bursts' profiles, by side: files, flame graphs, top functions, and the sampled CPU per fired run by phase. */
+function writeProfiles(
+  dir: string,
+  profiles: Record<SideName, { label: string; profile: CpuProfile }[]>,
+  runs: number,
+  bundles: string[],
+): void {
+  mkdirSync(dir, { recursive: true });
+  const reader = new FrameReader(bundles.map((b) => new BundleIndex(b)));
+  const summary = {
+    ours: summarize(
+      profiles.ours.map((p) => p.profile),
+      reader,
+    ),
+    raw: summarize(
+      profiles.raw.map((p) => p.profile),
+      reader,
+    ),
+  };
+  const ms = (us: number) => (us / 1000 / runs).toFixed(3).padStart(8);
+  const lines = [
+    `sampled CPU per fired run (ms), ${runs} runs a side, by phase:`,
+    `${''.padEnd(44)}     ours      raw`,
+  ];
+  for (const phase of PHASES)
+    lines.push(`${phase.padEnd(44)} ${ms(summary.ours.byPhase[phase])} ${ms(summary.raw.byPhase[phase])}`);
+  lines.push(
+    `${'all of it (sampled, idle left out)'.padEnd(44)} ${ms(summary.ours.totalUs)} ${ms(summary.raw.totalUs)}`,
+  );
+  for (const side of ['ours', 'raw'] as const) {
+    profiles[side].forEach((p, i) =>
+      writeFileSync(path.join(dir, `${side}-${i + 1}.cpuprofile`), JSON.stringify(p.profile)),
+    );
+    writeFileSync(
+      path.join(dir, `${side}.folded`),
+      profiles[side].map((p) => foldedStacks(p.profile, reader)).join(''),
+    );
+    writeFileSync(
+      path.join(dir, `${side}.svg`),
+      flameGraphSvg(profiles[side], reader, `fire-burst ${side}, ${runs} fired runs`),
+    );
+    const top = [...summary[side].bySelf].sort((a, b) => b[1] - a[1]);
+    writeFileSync(
+      path.join(dir, `${side}.top.txt`),
+      top.map(([name, us]) => `${ms(us)} ms/run  ${name}`).join('\n') + '\n',
+    );
+    lines.push(
+      '',
+      `top of the profile, ${side} (self time per fired run):`,
+      ...top.slice(0, 15).map(([name, us]) => `  ${ms(us)}  ${name}`),
+    );
+  }
+  writeFileSync(path.join(dir, 'summary.txt'), lines.join('\n') + '\n');
+  console.log(`\n${lines.join('\n')}\nprofiles written to ${dir}`);
 }
 
 void main().catch((err: unknown) => {

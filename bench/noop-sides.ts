@@ -43,8 +43,12 @@ export interface NoopSides {
    * worker's (the no-op steps unless given).
    */
   startWorkers(workerOptions?: Pick<WorkerOptions, 'debugMode'>, steps?: Steps): Promise<NoopWorkers>;
+  /** The code of the two workflow bundles (temporal-flow's, the hand-written baselines'), e.g. to read a profile. */
+  bundles: { pipeline: string; baseline: string };
   /** Runs a hand-written workflow on `taskQueue` with `x`, to its result. */
   handWritten(workflow: BaselineWorkflow, taskQueue: string): (x: number) => Promise<number>;
+  /** Starts a hand-written workflow on `taskQueue` with `x`; its workflow id. */
+  startHandWritten(workflow: BaselineWorkflow, taskQueue: string): (x: number) => Promise<string>;
   close(): Promise<void>;
 }
 
@@ -69,6 +73,7 @@ export async function noopSides(): Promise<NoopSides> {
     client,
     regular: noopPipeline('bench-3-noop', false),
     local: noopPipeline('bench-3-noop-local', true),
+    bundles: { pipeline: pipelineBundle.code, baseline: baselineBundle.code },
     async startWorkers(workerOptions = {}, steps = noopSteps) {
       const pipelineQueue = `bench-pipeline-${randomUUID()}`;
       const baselineQueue = `bench-baseline-${randomUUID()}`;
@@ -94,6 +99,14 @@ export async function noopSides(): Promise<NoopSides> {
         workflowId: `bench-b-${randomUUID()}`,
         args: [x],
       }),
+    startHandWritten: (workflow, taskQueue) => async (x) =>
+      (
+        await client.workflow.start<(x: number) => Promise<number>>(workflow, {
+          taskQueue,
+          workflowId: `bench-b-${randomUUID()}`,
+          args: [x],
+        })
+      ).workflowId,
     async close() {
       await native.close();
       await connection.close();

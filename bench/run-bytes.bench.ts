@@ -1,7 +1,7 @@
 /*
  * Bytes per run: the history one run of the 3-step no-op pipeline writes (regular steps, then local
  * steps), against the hand-written workflows calling the same three activities, split by what the bytes
- * carry: the start's input, its user metadata (summary and details the Temporal UI shows), its memo and
+ * carry: the start's input, the run's result, its user metadata (summary and details the Temporal UI shows), its memo and
  * search attributes, the activities' inputs and results (or the local activities' markers), and the rest
  * (event framing, task events, ids). Counted from the histories the server returns (the Payload and event
  * protos encoded), so the figures do not depend on the machine's load: a run of the same code gives the
@@ -11,72 +11,18 @@
  *   TEMPORAL_ADDRESS=127.0.0.1:7233 npx tsx bench/run-bytes.bench.ts --runs 5
  */
 import { randomUUID } from 'node:crypto';
-import { temporal } from '@temporalio/proto';
 import { PipelineClient } from '../src/client/runs/pipeline-client';
+import {
+  bytesByEventType,
+  bytesByPart,
+  HISTORY_PARTS as PARTS,
+  type HistoryPart as Part,
+} from './history-bytes';
 import { noopSides } from './noop-sides';
 import { intArg, reportRows, type SummaryRow } from './summary';
 
 const RUNS = intArg('runs', 5);
 const BENCH = 'run-bytes';
-
-type IHistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-/** What the bytes of a history carry. */
-const PARTS = ['input', 'user metadata', 'memo', 'search attributes', 'activity payloads', 'rest'] as const;
-type Part = (typeof PARTS)[number];
-
-const size = <T>(encode: (m: T) => { finish(): Uint8Array }, m: T | null | undefined) =>
-  m ? encode(m).finish().length : 0;
-const { common, history, sdk } = temporal.api;
-const payloads = (p: temporal.api.common.v1.IPayloads | null | undefined) =>
-  size((m) => common.v1.Payloads.encode(m), p);
-
-/** A history's bytes by event type (whole events, parts included). */
-function byEventType(events: IHistoryEvent[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const e of events) {
-    const type = temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType);
-    const name = type.replace(/^EVENT_TYPE_/, '');
-    out.set(name, (out.get(name) ?? 0) + size((m) => history.v1.HistoryEvent.encode(m), e));
-  }
-  return out;
-}
-
-/** A history's bytes by part. */
-function breakdown(events: IHistoryEvent[]): Record<Part, number> {
-  const parts: Record<Part, number> = {
-    input: 0,
-    'user metadata': 0,
-    memo: 0,
-    'search attributes': 0,
-    'activity payloads': 0,
-    rest: 0,
-  };
-  let total = 0;
-  for (const e of events) {
-    total += size((m) => history.v1.HistoryEvent.encode(m), e);
-    parts['user metadata'] += size((m) => sdk.v1.UserMetadata.encode(m), e.userMetadata);
-    const started = e.workflowExecutionStartedEventAttributes;
-    if (started) {
-      parts.input += payloads(started.input);
-      parts.memo += size((m) => common.v1.Memo.encode(m), started.memo);
-      parts['search attributes'] += size(
-        (m) => common.v1.SearchAttributes.encode(m),
-        started.searchAttributes,
-      );
-    }
-    parts['search attributes'] += size(
-      (m) => common.v1.SearchAttributes.encode(m),
-      e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes,
-    );
-    parts['activity payloads'] +=
-      payloads(e.activityTaskScheduledEventAttributes?.input) +
-      payloads(e.activityTaskCompletedEventAttributes?.result) +
-      Object.values(e.markerRecordedEventAttributes?.details ?? {}).reduce((n, p) => n + payloads(p), 0);
-  }
-  parts.rest = total - PARTS.filter((p) => p !== 'rest').reduce((n, p) => n + parts[p], 0);
-  return parts;
-}
 
 async function main(): Promise<void> {
   const bench = await noopSides();
@@ -118,8 +64,8 @@ async function main(): Promise<void> {
             const handle = client.workflow.getHandle(workflowId);
             await handle.result();
             const events = (await handle.fetchHistory()).events ?? [];
-            const parts = breakdown(events);
-            if (i === 0) typesOf[side] = byEventType(events);
+            const parts = bytesByPart(events);
+            if (i === 0) typesOf[side] = bytesByEventType(events);
             sums.events += events.length;
             sums.total += PARTS.reduce((n, p) => n + parts[p], 0);
             for (const p of PARTS) sums.parts[p] += parts[p];
