@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { defaultPayloadConverter, type Headers } from '@temporalio/common';
+import { defaultPayloadConverter, type Headers, type Payload } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { TemporalFlowError } from '../errors';
 import { OCCURRENCE_HEADER, STEP_PATH_HEADER } from '../workflows/idempotency/occurrence';
@@ -15,26 +15,26 @@ export class NotInStepError extends TemporalFlowError {
   }
 }
 
-/** The occurrence (and, for a local step, the step path) headers of each activity being executed. */
-const occurrences = new WeakMap<Context, string>();
-const stepPaths = new WeakMap<Context, string>();
+/**
+ * The headers of each activity being executed, kept as they came: they are decoded only when the step
+ * asks for its key (most steps never do), not on every activity.
+ */
+const headersOf = new WeakMap<Context, Headers>();
 
 /** A string header, or undefined. */
-function readHeader(headers: Headers, name: string): string | undefined {
-  const header = headers[name];
+function readHeader(header: Payload | undefined): string | undefined {
   if (!header) return undefined;
   const value: unknown = defaultPayloadConverter.fromPayload(header);
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Reads the headers the workflow interceptor put on the activity (see occurrence.ts). */
+/** Keeps the headers the workflow interceptor put on the activity (see occurrence.ts), for stepIdempotencyKey(). */
 export const occurrenceInterceptor: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {
-    async execute(input, next) {
-      const occurrence = readHeader(input.headers, OCCURRENCE_HEADER);
-      if (occurrence !== undefined) occurrences.set(ctx, occurrence);
-      const stepPath = readHeader(input.headers, STEP_PATH_HEADER);
-      if (stepPath !== undefined) stepPaths.set(ctx, stepPath);
+    execute(input, next) {
+      // Not async: it only keeps a reference (an async frame would add a promise per activity).
+      if (input.headers[OCCURRENCE_HEADER] || input.headers[STEP_PATH_HEADER])
+        headersOf.set(ctx, input.headers);
       return next(input);
     },
   },
@@ -62,6 +62,7 @@ export function stepIdempotencyKey(): string {
   } catch (err) {
     throw new NotInStepError({ cause: err });
   }
-  const occurrence = occurrences.get(ctx) ?? ctx.info.workflowExecution?.workflowId ?? '';
-  return `${occurrence}/${stepPaths.get(ctx) ?? ctx.info.activityId}`;
+  const headers = headersOf.get(ctx);
+  const occurrence = readHeader(headers?.[OCCURRENCE_HEADER]) ?? ctx.info.workflowExecution?.workflowId ?? '';
+  return `${occurrence}/${readHeader(headers?.[STEP_PATH_HEADER]) ?? ctx.info.activityId}`;
 }

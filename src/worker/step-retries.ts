@@ -32,7 +32,9 @@ export function stepRetryInterceptor(
 ): ActivityInterceptorsFactory {
   return (ctx) => ({
     inbound: {
-      async execute(input, next) {
+      // Not async: it reports before the attempt and hands the attempt on (an async frame would add a
+      // promise to every activity).
+      execute(input, next) {
         const { info } = ctx;
         const run = info.workflowExecution;
         if (

@@ -37,6 +37,9 @@ import { listRuns, type RunFilter } from './run-list';
 import type { JobRun } from './run-types';
 import type { DeadLetterEntry } from '../../workflows/dead-letters/dead-letter-defs';
 
+/** The workflow id of a run started without one. */
+const DEFAULT_WORKFLOW_ID = '{pipeline}-{uuid}';
+
 type PipelineWorkflowFn = (input: PipelineRunInput) => Promise<PipelineRunResult>;
 
 /**
@@ -153,13 +156,16 @@ export class PipelineClient {
   ): Promise<PipelineRunHandle> {
     const spec = toPipelineSpec(p);
     checkKnownSteps(spec, this.knownSteps);
-    const template = opts.workflowId ?? '{pipeline}-{uuid}';
-    checkWorkflowIdTemplate(
-      template,
-      ['pipeline', 'date', 'time', 'uuid'],
-      'workflowId',
-      InvalidArgumentError,
-    );
+    const template = opts.workflowId ?? DEFAULT_WORKFLOW_ID;
+    // The default needs no check at every start.
+    if (opts.workflowId !== undefined) {
+      checkWorkflowIdTemplate(
+        template,
+        ['pipeline', 'date', 'time', 'uuid'],
+        'workflowId',
+        InvalidArgumentError,
+      );
+    }
     const priority = compilePriority(
       opts.priority,
       'priority',

@@ -26,6 +26,20 @@ export interface RunMetadata {
  */
 export function runMetadata(input: PipelineRunInput): RunMetadata {
   const { spec, job, redrive } = input;
+  // A plain run's metadata says only what its spec says: written once per spec (a pipeline's spec is
+  // compiled once and kept), not at every start.
+  if (!job && !redrive) {
+    let metadata = plainMetadata.get(spec);
+    if (!metadata) plainMetadata.set(spec, (metadata = describeRun(input)));
+    return metadata;
+  }
+  return describeRun(input);
+}
+
+const plainMetadata = new WeakMap<PipelineRunInput['spec'], RunMetadata>();
+
+function describeRun(input: PipelineRunInput): RunMetadata {
+  const { spec, job, redrive } = input;
   const context = job
     ? ` (job ${job.jobId})`
     : redrive

@@ -25,7 +25,7 @@ import type {
   PipelineRunResult,
   RunJobContext,
 } from '../run-types';
-import { showProgress } from '../run/current-details';
+import { progressDetails, showWhenRead } from '../run/current-details';
 import { nominalStartIso, reportRunFinished, scheduleLagMs } from '../run/run-finished';
 import { judgedOccurrence } from './coalesce';
 import { judgedBehindPredecessor } from './judged-at';
@@ -100,7 +100,7 @@ function skipped(
     completed: [],
   };
   setHandler(progressQuery, () => progress);
-  showProgress(progress, reason);
+  showWhenRead(() => progressDetails(progress, reason));
   upsertSearchAttributes([{ key: OUTCOME_SEARCH_ATTRIBUTE, value: skippedOutcome(reason) }]);
   log.info('scheduled run skipped', { jobId: job.jobId, reason });
   reportRunFinished(input, { status: 'skipped', skipReason: reason, durationMs: 0, lagMs });
@@ -162,7 +162,9 @@ async function guarded(
     completed: [],
   };
   setHandler(progressQuery, () => waiting);
-  showProgress(waiting, `job ${job.jobId}: checking its misfire grace and instance limit`);
+  showWhenRead(() =>
+    progressDetails(waiting, `job ${job.jobId}: checking its misfire grace and instance limit`),
+  );
   let slot: SlotHolder | undefined;
   let lateAlert: Promise<void> | undefined;
   let renewal: Promise<void> | undefined;

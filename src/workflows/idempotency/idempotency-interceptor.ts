@@ -29,7 +29,8 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
    * history less per step (bench/run-bytes).
    */
   let occurrenceHeader: Record<string, ReturnType<typeof defaultPayloadConverter.toPayload>> = {};
-  let run: RunHeader | undefined;
+  /** What every regular step's activity gets: the occurrence header (when needed) and the run header, encoded once per run. */
+  let stepHeaders: Record<string, ReturnType<typeof defaultPayloadConverter.toPayload>> = {};
   return {
     inbound: [
       {
@@ -43,13 +44,17 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
               occurrence === info.workflowId
                 ? {}
                 : { [OCCURRENCE_HEADER]: defaultPayloadConverter.toPayload(occurrence) };
-            if (runInput?.spec) {
-              run = {
-                pipeline: runInput.spec.name,
-                ...(runInput.job ? { jobId: runInput.job.jobId } : {}),
-                ...(nominal ? { nominalTime: nominal.toISOString() } : {}),
-              };
-            }
+            const run: RunHeader | undefined = runInput?.spec
+              ? {
+                  pipeline: runInput.spec.name,
+                  ...(runInput.job ? { jobId: runInput.job.jobId } : {}),
+                  ...(nominal ? { nominalTime: nominal.toISOString() } : {}),
+                }
+              : undefined;
+            stepHeaders = {
+              ...occurrenceHeader,
+              ...(run ? { [RUN_HEADER]: defaultPayloadConverter.toPayload(run) } : {}),
+            };
           }
           return next(input);
         },
@@ -59,14 +64,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
       {
         scheduleActivity(input, next) {
           if (occurrence === undefined) return next(input);
-          return next({
-            ...input,
-            headers: {
-              ...input.headers,
-              ...occurrenceHeader,
-              ...(run ? { [RUN_HEADER]: defaultPayloadConverter.toPayload(run) } : {}),
-            },
-          });
+          return next({ ...input, headers: { ...input.headers, ...stepHeaders } });
         },
         scheduleLocalActivity(input, next) {
           if (occurrence === undefined) return next(input);

@@ -13,8 +13,8 @@ import type { PipelineSpec } from '../../pipeline/spec';
 import { PIPELINE_SPEC_VERSION } from '../../pipeline/version';
 import { ProgressTracker } from './progress';
 import { reportRunFinished } from './run-finished';
-import { runNode } from './run-nodes';
-import { SignalMailbox, StepFailed } from './run-context';
+import { activityDone, activityFailed, runNode, startActivity } from './run-nodes';
+import { SignalMailbox, StepFailed, type RunContext } from './run-context';
 import { PIPELINE_FAILED, PIPELINE_INPUT_INVALID } from '../failure-types';
 import {
   ON_FAILURE_ONCE_PATCH,
@@ -55,7 +55,38 @@ export async function interpretPipeline(
   // misfire / per-job semaphore) can wrap the body with a few lines before `try` and in a `finally`.
   try {
     if (input.chain?.delayMs !== undefined) await chainDelay(input.chain.delayMs, progress);
-    const output = await runBody(input, progress);
+    const body = prepareBody(input, progress);
+    let output: unknown;
+    try {
+      if (body.scope) {
+        output = await body.scope.run(() => runNodes(body));
+      } else {
+        // The loop of runNodes, in this frame rather than in a function of its own: three promises fewer
+        // per run (the function's, the await of it and its `catch`), each a stack capture by the SDK's
+        // promise hook; and a top-level step's activity awaited here, a promise fewer per step. The commands,
+        // their order and ids are the same, so recorded runs replay unchanged.
+        let current = input.args;
+        for (const node of body.nodes) {
+          body.currentNode = node.id;
+          body.nodeInputs[node.id] = current;
+          if (node.kind !== 'step') {
+            current = [await runNode(node, current, body.ctx)];
+            continue;
+          }
+          const started = startActivity(node, node.id, current, body.ctx);
+          let stepOutput: unknown;
+          try {
+            stepOutput = await started.pending;
+          } catch (err) {
+            throw activityFailed(node, node.id, current, err, body.ctx);
+          }
+          current = [activityDone(node, node.id, current, stepOutput, started.at, body.ctx, true)];
+        }
+        output = current[0];
+      }
+    } catch (err) {
+      output = await bodyFailed(body, err);
+    }
     const chained = spec.then ? await startChainedRuns(spec, output) : undefined;
     progress.end('completed');
     finish('completed');
@@ -81,82 +112,109 @@ function failedStepOf(err: ApplicationFailure): { failedStep?: string } {
   return err.type === PIPELINE_FAILED && details ? { failedStep: details.failedStep } : {};
 }
 
+/** What running a run's nodes needs and leaves: the nodes, their context, where the run got to. */
+interface Body {
+  input: PipelineRunInput;
+  nodes: PipelineSpec['steps'];
+  ctx: RunContext;
+  /** Input of every top-level node that started, by id. */
+  nodeInputs: Record<string, unknown[]>;
+  currentNode: string;
+  timedOut: boolean;
+  /** The scope the nodes run in, for a run with a timeout (its timer cancels it); else the workflow's own. */
+  scope: CancellationScope | undefined;
+}
+
 /**
- * Runs the nodes (from the redrive point, if any) under the whole-run timeout; on a failure for good,
- * a timeout or a cancellation, runs the saga, then the failure hook, then fails with `PipelineFailed`
- * (a cancelled run ends cancelled after its saga).
+ * Before any node runs: the nodes (from the redrive point, if any), the saga, the mailbox (a signal sent
+ * early is kept for the waitFor node that takes it), and the whole-run timeout's timer.
  */
-function runBody(input: PipelineRunInput, progress: ProgressTracker): Promise<unknown> {
+function prepareBody(input: PipelineRunInput, progress: ProgressTracker): Body {
   const { spec } = input;
   const nodes = nodesToRun(input);
   const saga = new Saga();
-  // Before any node runs: a signal sent early is kept for the waitFor node that takes it.
   const mailbox = SignalMailbox.forSpec(spec);
-  const nodeInputs: Record<string, unknown[]> = {};
-  let currentNode = nodes[0]!.id;
-  let timedOut = false;
-
+  const body: Body = {
+    input,
+    nodes,
+    ctx: { saga, progress, mailbox },
+    nodeInputs: {},
+    currentNode: nodes[0]!.id,
+    timedOut: false,
+    scope: undefined,
+  };
   // A timer of our own rather than only Temporal's execution timeout: a run that times out is rolled
   // back and lands in the dead letters. The execution timeout stays as a backstop (see run-start.ts).
   // Without a run timeout the body runs in the workflow's own scope: a scope of its own creates promises
   // (each one a stack capture by the SDK's promise hook) and no command, so leaving it out is replay-safe.
-  let scope: CancellationScope | undefined;
   if (spec.timeoutMs !== undefined) {
-    const own = (scope = new CancellationScope());
+    const own = (body.scope = new CancellationScope());
     void sleep(spec.timeoutMs).then(
       () => {
-        timedOut = true;
+        body.timedOut = true;
         own.cancel();
       },
       () => undefined, // the run was cancelled or ended: nothing to time out
     );
   }
-  const body = async () => {
-    let current = input.args;
-    for (const node of nodes) {
-      currentNode = node.id;
-      nodeInputs[node.id] = current;
-      current = [await runNode(node, current, { saga, progress, mailbox })];
-    }
-    return current[0];
-  };
+  return body;
+}
 
-  // A `catch` rather than an async frame with try/await: a promise fewer per run (see runNode).
-  return (scope ? scope.run(body) : body()).catch(async (err: unknown) => {
-    if (!(err instanceof StepFailed) && !isCancellation(err)) throw err;
-    progress.end('compensating');
-    const compensations = await saga.compensate(progress);
-    const cancelled = err instanceof StepFailed ? err.cancelled : true;
-    if (cancelled && !timedOut) {
-      progress.end('cancelled');
-      throw err instanceof StepFailed ? err.error : err;
-    }
-    const root = rootFailure(err instanceof StepFailed ? err.error : err);
-    const message = timedOut ? `the run timed out after ${spec.timeoutMs} ms` : root.message;
-    const failedStep = err instanceof StepFailed ? err.stepId : currentNode;
-    const attempts = err instanceof StepFailed ? err.attempts : undefined;
-    const details: PipelineFailureDetails = {
-      pipeline: spec.name,
-      failedStep,
-      ...(attempts !== undefined ? { attempts } : {}),
-      input: err instanceof StepFailed ? err.input : nodeInputs[currentNode],
-      message,
-      ...(root.type && !timedOut ? { errorType: root.type } : {}),
-      completedSteps: progress.completedIds,
-      failedNode: currentNode,
-      nodeInputs,
-      compensations,
-      ...(timedOut ? { timedOut: true } : {}),
-    };
-    if (spec.onFailure) await runFailureHook(spec, details);
-    progress.end('failed');
-    throw ApplicationFailure.create({
-      type: PIPELINE_FAILED,
-      message: `pipeline "${spec.name}" failed at step "${failedStep}": ${message}`,
-      nonRetryable: true,
-      details: [details],
-      ...(err instanceof StepFailed && err.error instanceof Error ? { cause: err.error } : {}),
-    });
+/** The nodes one after the other (a run with a timeout runs them so in its scope; see interpretPipeline). */
+async function runNodes(body: Body): Promise<unknown> {
+  let current = body.input.args;
+  for (const node of body.nodes) {
+    body.currentNode = node.id;
+    body.nodeInputs[node.id] = current;
+    current = [await runNode(node, current, body.ctx)];
+  }
+  return current[0];
+}
+
+/**
+ * The nodes failed: on a failure for good, a timeout or a cancellation, runs the saga, then the failure
+ * hook, then fails with `PipelineFailed` (a cancelled run ends cancelled after its saga); anything else
+ * is thrown as it is.
+ */
+async function bodyFailed(body: Body, err: unknown): Promise<never> {
+  if (!(err instanceof StepFailed) && !isCancellation(err)) throw err;
+  const { input, ctx, currentNode, nodeInputs } = body;
+  const { spec } = input;
+  const { progress, saga } = ctx;
+  progress.end('compensating');
+  const compensations = await saga.compensate(progress);
+  // Read after the saga: the run's timer may fire while it compensates.
+  const { timedOut } = body;
+  const cancelled = err instanceof StepFailed ? err.cancelled : true;
+  if (cancelled && !timedOut) {
+    progress.end('cancelled');
+    throw err instanceof StepFailed ? err.error : err;
+  }
+  const root = rootFailure(err instanceof StepFailed ? err.error : err);
+  const message = timedOut ? `the run timed out after ${spec.timeoutMs} ms` : root.message;
+  const failedStep = err instanceof StepFailed ? err.stepId : currentNode;
+  const attempts = err instanceof StepFailed ? err.attempts : undefined;
+  const details: PipelineFailureDetails = {
+    pipeline: spec.name,
+    failedStep,
+    ...(attempts !== undefined ? { attempts } : {}),
+    input: err instanceof StepFailed ? err.input : nodeInputs[currentNode],
+    message,
+    ...(root.type && !timedOut ? { errorType: root.type } : {}),
+    completedSteps: progress.completedIds,
+    failedNode: currentNode,
+    nodeInputs,
+    compensations,
+    ...(timedOut ? { timedOut: true } : {}),
+  };
+  if (spec.onFailure) await runFailureHook(spec, details);
+  progress.end('failed');
+  throw ApplicationFailure.create({
+    type: PIPELINE_FAILED,
+    message: `pipeline "${spec.name}" failed at step "${failedStep}": ${message}`,
+    nonRetryable: true,
+    details: [details],
+    ...(err instanceof StepFailed && err.error instanceof Error ? { cause: err.error } : {}),
   });
 }
 

@@ -39,6 +39,28 @@ function runActivity(
   ctx: RunContext,
   recordCompletion: boolean,
 ): Promise<unknown> {
+  const started = startActivity(step, stepId, input, ctx);
+  // One `then` rather than an async frame and an await: two promises fewer per step, each a stack capture
+  // by the SDK's promise hook. The continuation runs on the same microtask turn as an await would.
+  return started.pending.then(
+    (output) => activityDone(step, stepId, input, output, started.at, ctx, recordCompletion),
+    (err: unknown) => {
+      throw activityFailed(step, stepId, input, err, ctx);
+    },
+  );
+}
+
+/**
+ * Schedules the activity of a step (or a map item) and marks it running. With {@link activityDone} and
+ * {@link activityFailed}, what {@link runActivity} does around it: the interpreter's loop awaits a
+ * top-level step's activity itself with these, a promise fewer per step than through `runActivity`.
+ */
+export function startActivity(
+  step: StepSpec | MapSpec,
+  stepId: string,
+  input: unknown[],
+  ctx: RunContext,
+): { pending: Promise<unknown>; at: number } {
   // A step served elsewhere names its queue (`taskQueue`), a rate-limited one runs on its queue's companion;
   // both are newer options than every recorded run, whose steps take the run's queue as they did.
   const fn = stepActivity(
@@ -50,22 +72,37 @@ function runActivity(
       ? rateLimitedTaskQueue(step.taskQueue ?? workflowInfo().taskQueue, step.activity)
       : step.taskQueue,
   );
-  const startedAt = Date.now();
+  const at = Date.now();
   ctx.progress.started(stepId);
-  // One `then` rather than an async frame and an await: two promises fewer per step, each a stack capture
-  // by the SDK's promise hook. The continuation runs on the same microtask turn as an await would.
-  return fn(...input).then(
-    (output) => {
-      ctx.progress.stopped(stepId);
-      if (recordCompletion) ctx.progress.completed({ id: stepId, durationMs: Date.now() - startedAt });
-      ctx.saga.record(step, stepId, input, output);
-      return output;
-    },
-    (err: unknown) => {
-      ctx.progress.stopped(stepId);
-      throw new StepFailed(stepId, input, attemptsOf(err, step.retry), isCancellation(err), err);
-    },
-  );
+  return { pending: fn(...input), at };
+}
+
+/** A step's activity returned `output` (started at `startedAt`): its progress and saga; returns the output. */
+export function activityDone(
+  step: StepSpec | MapSpec,
+  stepId: string,
+  input: unknown[],
+  output: unknown,
+  startedAt: number,
+  ctx: RunContext,
+  recordCompletion: boolean,
+): unknown {
+  ctx.progress.stopped(stepId);
+  if (recordCompletion) ctx.progress.completed({ id: stepId, durationMs: Date.now() - startedAt });
+  ctx.saga.record(step, stepId, input, output);
+  return output;
+}
+
+/** A step's activity failed for good (or was cancelled): the {@link StepFailed} to throw. */
+export function activityFailed(
+  step: StepSpec | MapSpec,
+  stepId: string,
+  input: unknown[],
+  err: unknown,
+  ctx: RunContext,
+): StepFailed {
+  ctx.progress.stopped(stepId);
+  return new StepFailed(stepId, input, attemptsOf(err, step.retry), isCancellation(err), err);
 }
 
 /**
