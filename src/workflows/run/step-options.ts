@@ -58,9 +58,9 @@ export type ActivityFields = Partial<
 >;
 
 /**
- * Activity options of a step (or a map item). `activityId` is the step id, so the history names it; the
- * same id, with the activity when it differs, is the activity's summary in the Temporal UI (user metadata:
- * not compared on replay, so runs recorded without it replay unchanged).
+ * Activity options of a step (or a map item). `activityId` is the step id, so the history names it; when
+ * it differs from the activity's name, the id with the activity is the activity's summary in the Temporal
+ * UI (user metadata: not compared on replay, so runs recorded with or without it replay unchanged).
  */
 export function activityOptions(
   step: ActivityFields,
@@ -77,10 +77,11 @@ export function activityOptions(
     ...(step.priority ? { priority: step.priority } : {}),
     ...cancellationType(),
     activityId,
-    summary:
-      step.activity === undefined || activityId === step.activity
-        ? activityId
-        : `${activityId}: ${step.activity}`,
+    // A step named as its activity needs no summary: the event history shows the activity's type, which
+    // says the same (and each summary is a payload more to encode, send and keep per step).
+    ...(activityId === step.activity
+      ? {}
+      : { summary: step.activity === undefined ? activityId : `${activityId}: ${step.activity}` }),
   };
 }
 
