@@ -28,9 +28,11 @@ export interface JobAlertEvent {
   /**
    * Why occurrences were missed: `misfire` or `max-instances` (a run skipped itself), `catchup-window`
    * (the server counted occurrences missed past the catch-up window) or `overlap` (the server skipped
-   * occurrences because one was running).
+   * occurrences because one was running), `not-started` (the server never started the occurrence and
+   * counted nothing: its start failed until its catch-up window ended, e.g. while Temporal's database was
+   * down).
    */
-  reason?: 'misfire' | 'max-instances' | 'catchup-window' | 'overlap';
+  reason?: 'misfire' | 'max-instances' | 'catchup-window' | 'overlap' | 'not-started';
   /** Nominal times of the missed occurrences, or of the late run (ISO 8601), when known. */
   nominalTimes?: string[];
   /** How many occurrences were missed (server counts), when the times are not known one by one. */

@@ -4,6 +4,9 @@
  *     pass while it is down): a new process raises no second `silent` for a cause, loses none, and
  *     `recovered` comes once each job runs again; exactly one delivery workflow per cause, no per-job
  *     workflow;
+ * (a'') the alert worker SIGKILLed before an occurrence whose start the server drops (a workflow of the
+ *     run's id already there), started again after its catch-up window: the new process raises `missed`
+ *     (not-started) for that time from what its predecessor's heartbeat carried, once;
  * (a') the alert worker SIGKILLed in the middle of a POST: the one delivery is retried, the webhook hears
  *     the same event twice (receivers dedupe on jobId, kind and at), and nothing is raised again;
  * (b) the Temporal server process SIGKILLed and started again on the same SQLite file: alerts resume,
@@ -314,6 +317,66 @@ describe.concurrent('the alert worker process SIGKILLed', () => {
     } finally {
       await killAll(mine);
       await Promise.all(jobIds.map((id) => scheduler.removeJob(id)));
+    }
+  }, 150_000);
+
+  it('while an occurrence the server drops passes: the new process raises missed (not-started) for it, once', async () => {
+    const mine: ChildProcess[] = [];
+    const queue = `${t.taskQueue}-dropped`;
+    const jobQueue = `${t.taskQueue}-dropped-jobs`;
+    const scheduler = new PipelineScheduler(t.client, { taskQueue: jobQueue, watchdogTaskQueue: queue });
+    await startJobWorker(t.nativeConnection, t.namespace, jobQueue);
+    const first = await startAlertProcess(mine, inject('temporalAddress'), t.namespace, queue);
+    const jobId = t.uid('dropped');
+    await scheduler.scheduleInterval(work, {
+      jobId,
+      every: '10s',
+      args: [1],
+      onMissed: { webhook: { url: `${hookUrl}/missed` } },
+    });
+    let blocker: { terminate: (reason: string) => Promise<unknown> } | undefined;
+    try {
+      const d = await t.client.schedule.getHandle(jobId).describe();
+      if (d.action.type !== 'startWorkflow') throw new Error('not a workflow action');
+      const at = d.info.nextActionTimes.find((time) => time.getTime() >= Date.now() + 15_000)!;
+      // A workflow holding the run's id: the server drops that start and counts it nowhere.
+      blocker = await t.client.workflow.start('tflow-test-blocker', {
+        workflowId: `${d.action.workflowId}-${at.toISOString().replace(/\.\d{3}Z$/, 'Z')}`,
+        taskQueue: `${t.taskQueue}-nobody`,
+      });
+      // Killed once its heartbeat carries the time, before the time: no evaluator runs when it passes.
+      await waitFor('the evaluator to carry the coming time', async () => {
+        const hb = await evaluatorHeartbeat(t.client, queue);
+        return hb?.expected?.[jobId]?.t.includes(at.getTime()) ? true : undefined;
+      });
+      expect(Date.now()).toBeLessThan(at.getTime());
+      await kill(first);
+      await pastTime(
+        'the time, the next one and the margin to pass with no alert worker',
+        at.getTime() + 10_000 + 30_000,
+      );
+      expect(postsOf(jobId)).toEqual([]);
+
+      await startAlertProcess(mine, inject('temporalAddress'), t.namespace, queue);
+      const [event] = await waitFor(
+        'the not-started alert',
+        async () => (postsOf(jobId).length > 0 ? postsOf(jobId) : undefined),
+        60_000,
+      );
+      expect(event).toMatchObject({
+        kind: 'missed',
+        reason: 'not-started',
+        nominalTimes: [at.toISOString()],
+      });
+      await waitForWaves(t.client, queue, 4);
+      expect(postsOf(jobId)).toHaveLength(1);
+      // The server counted nothing: the alert is the only trace of the lost time.
+      const after = await t.client.schedule.getHandle(jobId).describe();
+      expect(after.info.numActionsMissedCatchupWindow).toBe(0);
+    } finally {
+      await blocker?.terminate('test over');
+      await killAll(mine);
+      await scheduler.removeJob(jobId);
     }
   }, 150_000);
 

@@ -361,6 +361,62 @@ describe('expectSuccessWithin: whatever keeps the job from succeeding', () => {
   });
 });
 
+describe('onMissed: an occurrence the server gave up starting', () => {
+  it('posts missed (not-started) for the one time whose start the server dropped without counting it, nothing for the times that ran', async () => {
+    const jobId = t.uid('dropped');
+    await scheduler.scheduleInterval(work, {
+      jobId,
+      every: '10s',
+      args: [1],
+      onMissed: { webhook: { url: `${hookUrl}/dropped` } },
+    });
+    const d = await t.client.schedule.getHandle(jobId).describe();
+    if (d.action.type !== 'startWorkflow') throw new Error('not a workflow action');
+    const at = d.info.nextActionTimes.find((time) => time.getTime() >= Date.now() + 10_000)!;
+    // The server names the run of a scheduled time `<workflow id>-<time to the second, RFC 3339>` and
+    // refuses a second workflow of that id: a workflow already holding it makes the server drop that
+    // start, and count it nowhere (as when starts fail until the catch-up window ends).
+    const blockerId = `${d.action.workflowId}-${at.toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+    const blocker = await t.client.workflow.start('tflow-test-blocker', {
+      workflowId: blockerId,
+      taskQueue: `${t.taskQueue}-nobody`,
+    });
+    try {
+      // The evaluator matches the times it listed: it has read the job before that time.
+      await waitFor('the evaluator to expect the time', async () => {
+        const hb = await evaluatorHeartbeat(t.client, watchdogQueue);
+        return hb?.expected?.[jobId]?.t.includes(at.getTime()) ? true : undefined;
+      });
+      expect(Date.now()).toBeLessThan(at.getTime());
+      const [event] = await waitFor(
+        'the not-started alert',
+        async () => (postsOf(jobId).length > 0 ? postsOf(jobId) : undefined),
+        // The next time (10 s later) starting tells the evaluator the server is done with this one.
+        at.getTime() - Date.now() + 90_000,
+      );
+      expect(event).toMatchObject({
+        kind: 'missed',
+        reason: 'not-started',
+        nominalTimes: [at.toISOString()],
+        count: 1,
+      });
+      // The server itself counted nothing: without this check the time was lost silently.
+      const after = await t.client.schedule.getHandle(jobId).describe();
+      expect(after.info.numActionsMissedCatchupWindow).toBe(0);
+      expect(after.info.numActionsSkippedOverlap).toBe(0);
+      // The times before and after it ran, and raised nothing.
+      const started = after.info.recentActions.map((a) => a.scheduledAt.getTime());
+      expect(started.some((time) => time > at.getTime())).toBe(true);
+      expect(started).not.toContain(at.getTime());
+      await waitForWaves(t.client, watchdogQueue, 6);
+      expect(postsOf(jobId)).toHaveLength(1);
+    } finally {
+      await blocker.terminate('test over');
+      await scheduler.removeJob(jobId);
+    }
+  }, 150_000);
+});
+
 describe('bad alert options', () => {
   it('refuses half a pair and an unknown alert activity, creating nothing', async () => {
     const jobId = t.uid('bad');

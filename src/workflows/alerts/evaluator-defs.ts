@@ -34,13 +34,21 @@ export type AlertCause =
       count: number;
       /** When the schedule was created: a job id created again counts from zero again. */
       createdAt: string;
+    }
+  | {
+      kind: 'missed';
+      jobId: string;
+      reason: 'not-started';
+      /** The action time that never started (ISO 8601). */
+      nominalTime: string;
+      createdAt: string;
     };
 
 /** The delivery workflow id of a cause (ids are kept for the namespace's retention). */
 export function alertDeliveryWorkflowId(cause: AlertCause): string {
-  return cause.kind === 'missed'
-    ? `tflow-alert:missed:${cause.reason}:${cause.count}:${Date.parse(cause.createdAt)}:${cause.jobId}`
-    : `tflow-alert:${cause.kind}:${cause.lastSuccessAt}:${cause.jobId}`;
+  if (cause.kind !== 'missed') return `tflow-alert:${cause.kind}:${cause.lastSuccessAt}:${cause.jobId}`;
+  const which = cause.reason === 'not-started' ? Date.parse(cause.nominalTime) : cause.count;
+  return `tflow-alert:missed:${cause.reason}:${which}:${Date.parse(cause.createdAt)}:${cause.jobId}`;
 }
 
 /** Input of a delivery workflow. */
@@ -81,6 +89,12 @@ export interface AlertEvaluatorCarry {
   silent?: Record<string, string>;
   /** Counters already reported (or taken as the baseline), by job, where not zero. */
   reported?: Record<string, { missedCatchupWindow: number; overlapSkipped: number }>;
+  /**
+   * Action times the evaluator expected that passed or come within 10 minutes, by job (`onMissed` jobs
+   * only): `t` the times (epoch ms), `k` the schedule's conflict token at the read that listed them, `r`
+   * its actions left. A successor matches them with the runs started, as its predecessor would have.
+   */
+  expected?: Record<string, { t: number[]; k?: string; r?: number }>;
   /** Jobs whose reads keep failing, with the attempts in a row (heartbeats only: `tflow doctor` reads it). */
   failing?: Record<string, number>;
   /** Waves evaluated by this activity, and when the last ended (heartbeats only: for operators and tests). */

@@ -9,15 +9,28 @@ import {
 } from '../../../workflows/alerts/evaluator-defs';
 import { DEFAULT_WATCHDOG_TASK_QUEUE, watchdogWorkflowId } from '../../../workflows/alerts/watchdog-defs';
 import type { AlertCheck, AlertEvaluation } from '../alert-activities';
-import { checkCounts, checkRecovered, checkSilent, sawSuccess, type CheckContext } from './evaluator-checks';
+import {
+  checkByRuns,
+  checkCounts,
+  checkRecovered,
+  checkSilent,
+  expectFrom,
+  sawSuccess,
+  settleByRuns,
+  type CheckContext,
+} from './evaluator-checks';
 import {
   completedRunsAfter,
   eachLimited,
   listJobIds,
   readJob,
   runningWatchdogs,
+  scheduledRunExists,
+  startedRunsAfter,
+  startedRunsOf,
   type JobReading,
 } from './evaluator-sources';
+import { editedBetween } from './evaluator-times';
 import {
   COUNT_GRACE_MS,
   countsDueAfter,
@@ -37,9 +50,12 @@ import { retireWatchdogs } from './retire-watchdogs';
  *   TflowAlertsAt), read again; every 6 hours all of them (a safety net: a write visibility showed late);
  *   every 10 minutes, the per-job watchdogs of an older release still running (retired);
  * - every third wave, the runs completed since the last look (one visibility query for the whole
- *   namespace; none when no job has a dead-man switch);
+ *   namespace; none when no job has a dead-man switch), and the runs started (none when no job has onMissed);
  * - per job, only what is due: the dead-man deadline (confirmed by a fresh read before `silent`), a run
- *   completed after a silent period (`recovered`), the counters after a nominal time or a trigger (`missed`).
+ *   completed after a silent period (`recovered`), the counters after a nominal time or a trigger (`missed`),
+ *   a listed action time past its catch-up window with no run (`missed`, `not-started`: evaluator-times.ts).
+ * When many jobs are due at one nominal time (thousands of `0 3 * * *` jobs), a job whose passed times all
+ * have a run is checked from the runs alone, and its read is owed, spread over the minutes after.
  * An alert is raised as a delivery workflow named by its cause, so a check made twice raises it once.
  */
 
@@ -79,6 +95,14 @@ const RETRY_MAX_MS = 60_000;
 const HINTS_EVERY_MS = 20_000;
 /** An in-memory evaluator whose last wave is older than this is rebuilt rather than reused. */
 const REUSE_WITHIN_MS = 120_000;
+/** From this many counts checks due at once after a nominal time, they are answered from the runs seen. */
+const STORM_AT = 2 * READS_IN_FLIGHT;
+/** The reads owed after a storm are spread over this much time per job checked without one. */
+const VERIFY_SPREAD_PER_JOB_MS = 50;
+/** The expected times carried to a successor: those passed, and those within this much time. */
+const CARRY_EXPECTED_MS = 10 * 60_000;
+/** Started runs are kept this long for matching (an older time is confirmed by a query of its own). */
+const STARTED_KEPT_MS = 3600_000;
 
 interface Evaluator {
   taskQueue: string;
@@ -92,6 +116,9 @@ interface Evaluator {
   /** Waves since the last listings. */
   wavesSinceListing: number;
   lastWaveAt: number;
+  /** The nominal times of the runs seen started, by job (epoch ms), and until when they were listed. */
+  started: Map<string, number[]>;
+  startedSeenUntil: string;
   /** The `countsChanged` hints acted on, by job, and when they were last read. */
   hintsDone: Map<string, string>;
   hintsReadAt: number;
@@ -117,13 +144,24 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 function carryOf(ev: Evaluator, waves?: number): EvaluatorCarry {
   const silent: Record<string, string> = {};
-  for (const job of ev.jobs.values()) if (job.silentSince) silent[job.jobId] = job.silentSince;
+  const expected: NonNullable<EvaluatorCarry['expected']> = {};
+  const horizon = Date.now() + CARRY_EXPECTED_MS;
+  for (const job of ev.jobs.values()) {
+    if (job.silentSince) silent[job.jobId] = job.silentSince;
+    if (!job.config.onMissed || !job.expected || !(job.expected[0]! <= horizon)) continue;
+    expected[job.jobId] = {
+      t: job.expected.filter((t) => t <= horizon),
+      ...(job.editToken !== undefined ? { k: job.editToken.toString() } : {}),
+      ...(job.remainingActions !== undefined ? { r: job.remainingActions } : {}),
+    };
+  }
   const failing: Record<string, number> = {};
   for (const [jobId, f] of ev.failing) failing[jobId] = f.attempts;
   return {
     runsSeenUntil: ev.runsSeenUntil,
     silent,
     reported: ev.reported,
+    ...(Object.keys(expected).length > 0 ? { expected } : {}),
     failing,
     ...(waves !== undefined ? { waves, waveAt: iso(ev.lastWaveAt), jobs: ev.jobs.size } : {}),
   };
@@ -178,6 +216,9 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
   /** Takes a reading into the evaluator: a new job, or what changed of a known one. */
   function adopt(ev: Evaluator, reading: JobReading, now: number, fresh: boolean): void {
     const known = ev.jobs.get(reading.jobId);
+    // Its passed times still unaccounted for stay expected, unless the schedule was edited since.
+    const pending =
+      known && !editedBetween(known, reading) ? (known.expected ?? []).filter((t) => t <= now) : [];
     const job: WatchedJob = known ?? {
       jobId: reading.jobId,
       config: reading.config!,
@@ -193,6 +234,7 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     job.paused = reading.paused;
     if (reading.nextActionAt !== undefined) job.nextActionAt = reading.nextActionAt;
     else delete job.nextActionAt;
+    expectFrom(job, reading, pending);
     // A switch set again (or an id created again) after a silent period closes it without `recovered`.
     const since = job.config.deadManSince;
     if (job.silentSince && since && Date.parse(since) > Date.parse(job.silentSince))
@@ -253,8 +295,13 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       schedulesSeenUntil: now,
       fullListingAt: now,
       watchdogsAt: now,
-      wavesSinceListing: 0,
+      // The first wave lists (the runs started since the earliest time carried, before any is settled).
+      wavesSinceListing: LIST_EVERY_WAVES - 1,
       lastWaveAt: now,
+      started: new Map(),
+      startedSeenUntil: iso(
+        Math.min(now, ...Object.values(carry?.expected ?? {}).flatMap((e) => e.t.slice(0, 1))),
+      ),
       hintsDone: new Map(),
       hintsReadAt: 0,
       reported: { ...(carry?.reported ?? {}) },
@@ -275,6 +322,19 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       now,
       carry !== undefined,
     );
+    // The times its predecessor expected and had not accounted for (a time that passed between its last
+    // heartbeat and this rebuild included), unless the schedule was edited since it listed them.
+    for (const [jobId, carried] of Object.entries(carry?.expected ?? {})) {
+      const job = ev.jobs.get(jobId);
+      if (!job?.expected || job.catchupMs === undefined) continue;
+      const before = {
+        ...(carried.k !== undefined ? { editToken: BigInt(carried.k) } : {}),
+        ...(carried.r !== undefined ? { remainingActions: carried.r } : {}),
+      };
+      if (editedBetween(before, job)) continue;
+      const passed = carried.t.filter((t) => t <= now);
+      job.expected = [...new Set([...passed, ...job.expected])].sort((a, b) => a - b);
+    }
     for (const [jobId, since] of Object.entries(carry?.silent ?? {})) {
       const job = ev.jobs.get(jobId);
       if (job && !(job.config.deadManSince && Date.parse(job.config.deadManSince) > Date.parse(since))) {
@@ -345,6 +405,22 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       }
     }
     ev.runsSeenUntil = iso(started);
+    // 3. Runs started since the last look: what the listed action times are matched with.
+    if ([...ev.jobs.values()].some((job) => job.config.onMissed)) {
+      const runs = await startedRunsAfter(client, iso(Date.parse(ev.startedSeenUntil) - VISIBILITY_LAG_MS));
+      for (const [jobId, times] of runs) {
+        const seen = ev.started.get(jobId) ?? [];
+        ev.started.set(jobId, [...new Set([...seen, ...times])]);
+      }
+      for (const [jobId, times] of ev.started) {
+        const kept = times.filter((t) => t > started - STARTED_KEPT_MS);
+        if (kept.length > 0 && ev.jobs.has(jobId)) ev.started.set(jobId, kept);
+        else ev.started.delete(jobId);
+      }
+    } else {
+      ev.started.clear();
+    }
+    ev.startedSeenUntil = iso(started);
   }
 
   async function wave(ev: Evaluator, client: Client, workflowId: string): Promise<void> {
@@ -366,8 +442,10 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
         if (ev.hintsDone.get(jobId) === at) continue;
         ev.hintsDone.set(jobId, at);
         const job = ev.jobs.get(jobId);
-        if (job?.config.onMissed)
+        if (job?.config.onMissed) {
           job.countsDueAt = Math.min(job.countsDueAt, Date.parse(at) + COUNT_GRACE_MS);
+          job.hinted = true;
+        }
       }
     } catch (err) {
       Context.current().log.warn('could not read the triggers sent', { error: describeValue(err) });
@@ -375,11 +453,76 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     await checkDue(ev, client, started);
   }
 
+  /** Reports a due check made (its lag: how long after it was due). */
+  function reportCheck(jobId: string, due: AlertCheck['due'], dueAt: number): void {
+    if (!opts.onCheck) return;
+    const checkedAt = Date.now();
+    opts.onCheck({
+      jobId,
+      due,
+      dueAt: new Date(dueAt),
+      checkedAt: new Date(checkedAt),
+      lagMs: Math.max(0, checkedAt - dueAt),
+    });
+  }
+
+  /**
+   * 4a. Checks answered from the runs seen, without a read: a storm of counts checks due after one nominal
+   * time (every passed time has a run: nothing missed; a read is owed, spread over the minutes after), and
+   * passed times settled (every one has a run). Returns the jobs answered or left to wait.
+   */
+  function checkFromRuns(ev: Evaluator, started: number): Set<WatchedJob> {
+    const answered = new Set<WatchedJob>();
+    const runsOf = (jobId: string) => ev.started.get(jobId) ?? [];
+    const nominalDue = [...ev.jobs.values()].filter(
+      (job) =>
+        !ev.failing.has(job.jobId) &&
+        started >= job.countsDueAt &&
+        !job.hinted &&
+        job.verifyAt === undefined &&
+        job.nextActionAt !== undefined &&
+        job.nextActionAt <= started &&
+        job.silentSince === undefined &&
+        started < deadlineOf(job),
+    );
+    if (nominalDue.length >= STORM_AT) {
+      const spread = nominalDue.length * VERIFY_SPREAD_PER_JOB_MS;
+      for (const job of nominalDue) {
+        const dueAt = job.countsDueAt;
+        const answer = checkByRuns(job, runsOf(job.jobId), started);
+        if (answer === 'read') continue;
+        answered.add(job);
+        if (answer === 'wait') continue;
+        job.verifyAt = started + Math.random() * spread;
+        job.countsDueAt = Math.min(job.countsDueAt, job.verifyAt);
+        reportCheck(job.jobId, ['counts'], dueAt);
+      }
+    }
+    // Passed times waiting for a run: settled by a run seen, by a later time's run, or by the end of the
+    // server's attempts (evaluator-times.ts). In memory; a job is read only for a time with no run.
+    for (const job of ev.jobs.values()) {
+      if (answered.has(job) || !(job.expected?.[0] !== undefined && job.expected[0] <= started)) continue;
+      if (started >= job.countsDueAt || ev.failing.has(job.jobId)) continue;
+      // A time with no run: the job is read now (checkCounts confirms with its own runs).
+      if (!settleByRuns(job, runsOf(job.jobId), started)) job.countsDueAt = started;
+    }
+    return answered;
+  }
+
   /** 4. What is due, job by job. */
   async function checkDue(ev: Evaluator, client: Client, started: number): Promise<void> {
-    const ctx: CheckContext = { client, taskQueue: ev.taskQueue, reread: (id) => reread(ev, client, id) };
+    const ctx: CheckContext = {
+      client,
+      taskQueue: ev.taskQueue,
+      reread: (id) => reread(ev, client, id),
+      runsOf: (id) => ev.started.get(id) ?? [],
+      confirmRuns: (id, from) => startedRunsOf(client, id, from),
+      runExists: (id, runWorkflowId, nominal) => scheduledRunExists(client, id, runWorkflowId, nominal),
+    };
+    const answered = checkFromRuns(ev, started);
     const due = [...ev.jobs.values()].filter(
       (job) =>
+        !answered.has(job) &&
         !ev.failing.has(job.jobId) &&
         (job.silentSince !== undefined || started >= deadlineOf(job) || started >= job.countsDueAt),
     );
@@ -392,22 +535,15 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
         let alive = true;
         if (now >= deadline) alive = await checkSilent(ctx, job, now);
         if (alive && now >= countsDueAt) alive = await checkCounts(ctx, job, now);
-        if (opts.onCheck && (now >= deadline || now >= countsDueAt)) {
+        if (now >= deadline || now >= countsDueAt) {
           const due: AlertCheck['due'] = [];
           if (now >= deadline) due.push('deadline');
           if (now >= countsDueAt) due.push('counts');
-          const dueAt = Math.min(
-            now >= deadline ? deadline : Infinity,
-            now >= countsDueAt ? countsDueAt : Infinity,
-          );
-          const checkedAt = Date.now();
-          opts.onCheck({
-            jobId: job.jobId,
+          reportCheck(
+            job.jobId,
             due,
-            dueAt: new Date(dueAt),
-            checkedAt: new Date(checkedAt),
-            lagMs: Math.max(0, checkedAt - dueAt),
-          });
+            Math.min(now >= deadline ? deadline : Infinity, now >= countsDueAt ? countsDueAt : Infinity),
+          );
         }
         if (!alive) {
           ev.jobs.delete(job.jobId);

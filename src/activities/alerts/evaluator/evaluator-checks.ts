@@ -4,6 +4,7 @@ import type { ScheduleCounts } from '../../../workflows/alerts/watchdog-defs';
 import { raiseOnce } from './evaluator-raise';
 import { latestCompletedRun, type CompletedRun, type JobReading } from './evaluator-sources';
 import { clockStart, countsDueAfter, deadlineOf, type WatchedJob } from './evaluator-state';
+import { accountTimes, editedBetween } from './evaluator-times';
 
 /*
  * What the evaluator does for one job when something is due: the dead-man check (silent), the close of a
@@ -18,7 +19,16 @@ export interface CheckContext {
   taskQueue: string;
   /** Reads the job again (its schedule); undefined when it is gone or no longer served here. */
   reread: (jobId: string) => Promise<JobReading | undefined>;
+  /** The nominal times of the job's runs the namespace-wide listing of started runs showed (epoch ms). */
+  runsOf: (jobId: string) => readonly number[];
+  /** The nominal times of the job's runs from `from` on, read from visibility for this job alone. */
+  confirmRuns: (jobId: string, from: number) => Promise<number[]>;
+  /** Whether the schedule started the run of that nominal time (read by its workflow id, no visibility). */
+  runExists: (jobId: string, runWorkflowId: string, nominal: number) => Promise<boolean>;
 }
+
+/** In a storm of due checks, how long a time with no run seen yet waits before the job is read. */
+export const STORM_WAIT_MS = 60_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -146,9 +156,124 @@ export async function checkCounts(ctx: CheckContext, job: WatchedJob, now: numbe
       );
     }
   }
+  const gained = before !== undefined && GAINS.some(([, key]) => after[key] > before[key]);
+  await accountExpected(ctx, job, reading, now, gained);
   job.counts = after;
   job.countsAt = iso(now);
   if (afterNominal) job.nominalCheckAt = now;
+  delete job.hinted;
+  delete job.verifyAt;
   job.countsDueAt = countsDueAfter(job, now);
+  return true;
+}
+
+/** Takes a read's listed times, jitter, catch-up window and token as the job's expectations. */
+export function expectFrom(job: WatchedJob, reading: JobReading, pending: readonly number[]): void {
+  // A paused schedule takes none of the times it lists.
+  const listed = reading.paused ? [] : reading.expectedTimes;
+  job.expected = [...new Set([...pending, ...listed])].sort((a, b) => a - b);
+  job.jitterMs = reading.jitterMs;
+  job.catchupMs = reading.catchupMs;
+  if (reading.editToken !== undefined) job.editToken = reading.editToken;
+  else delete job.editToken;
+  if (reading.remainingActions !== undefined) job.remainingActions = reading.remainingActions;
+  else delete job.remainingActions;
+  if (reading.runWorkflowId !== undefined) job.runWorkflowId = reading.runWorkflowId;
+  else delete job.runWorkflowId;
+}
+
+/**
+ * Accounts for the times the job's last read listed that have passed (evaluator-times.ts): `missed` with
+ * reason `not-started` for each one no run stands for once past its catch-up window, unless something
+ * else explains it (an edit, a pause or resume since that read; counters that grew, which raise their
+ * own alert; a start held in the schedule's buffer, which waits). Then the read's own times are expected.
+ */
+async function accountExpected(
+  ctx: CheckContext,
+  job: WatchedJob,
+  reading: JobReading,
+  now: number,
+  gained: boolean,
+): Promise<void> {
+  const passed = editedBetween(job, reading) ? [] : (job.expected ?? []).filter((t) => t <= now);
+  if (passed.length === 0) return expectFrom(job, reading, []);
+  const jitter = job.jitterMs ?? reading.jitterMs;
+  const catchup = job.catchupMs ?? reading.catchupMs;
+  let account = accountTimes(passed, ctx.runsOf(job.jobId), jitter, catchup, now);
+  if (account.notStarted.length > 0) {
+    // Confirmed by this job's own runs first: the namespace-wide listing may have missed one.
+    const own = await ctx.confirmRuns(job.jobId, Math.min(...account.notStarted) - jitter - 1000);
+    account = accountTimes(passed, [...ctx.runsOf(job.jobId), ...own], jitter, catchup, now);
+  }
+  if (account.notStarted.length > 0 && jitter === 0 && job.runWorkflowId !== undefined) {
+    // Without jitter a time is its run's nominal time: the run's own workflow is read, past any
+    // visibility lag (a run that started but is not listed yet is not reported).
+    const runWorkflowId = job.runWorkflowId;
+    const found = await Promise.all(
+      account.notStarted.map((t) => ctx.runExists(job.jobId, runWorkflowId, Math.floor(t / 1000) * 1000)),
+    );
+    account.notStarted = account.notStarted.filter((_, i) => !found[i]);
+  }
+  const buffered = reading.bufferSize > 0;
+  const target = job.config.onMissed;
+  if (target && !buffered && !gained && !reading.paused) {
+    for (const t of account.notStarted) {
+      const nominal = iso(t);
+      const window = Math.round(catchup / 1000);
+      const event: JobAlertEvent = {
+        kind: 'missed',
+        jobId: job.jobId,
+        text: `job "${job.jobId}": the occurrence of ${nominal} never started: the server gave up starting it after its catch-up window (${window} s) and counted nothing (was Temporal or its database down, or a workflow of the run's id already there?)`,
+        at: iso(now),
+        reason: 'not-started',
+        nominalTimes: [nominal],
+        count: 1,
+      };
+      await raiseOnce(
+        ctx.client,
+        ctx.taskQueue,
+        {
+          kind: 'missed',
+          jobId: job.jobId,
+          reason: 'not-started',
+          nominalTime: nominal,
+          createdAt: job.createdAt,
+        },
+        target,
+        event,
+      );
+    }
+  }
+  // Held in the buffer: they may still start (the buffer drains as runs end).
+  expectFrom(job, reading, buffered ? [...account.waiting, ...account.notStarted] : account.waiting);
+}
+
+/**
+ * A due counts check answered from the runs seen alone, for a storm of due checks (thousands of jobs at one
+ * nominal time): every passed time has a run, so nothing was missed and no read is needed now (one is owed,
+ * `verifyAt`, spread over the minutes after). `wait`: a passed time has no run seen yet and may still get one;
+ * `read`: the job must be read.
+ */
+export function checkByRuns(job: WatchedJob, runs: readonly number[], now: number): 'done' | 'wait' | 'read' {
+  if (job.expected === undefined || job.jitterMs === undefined || job.catchupMs === undefined) return 'read';
+  const account = accountTimes(job.expected, runs, job.jitterMs, job.catchupMs, now);
+  if (account.notStarted.length > 0 || account.future.length === 0) return 'read';
+  if (account.waiting.length > 0) return now < Math.min(...account.waiting) + STORM_WAIT_MS ? 'wait' : 'read';
+  job.expected = account.future;
+  job.nextActionAt = account.future[0];
+  job.nominalCheckAt = now;
+  job.countsDueAt = countsDueAfter(job, now);
+  return 'done';
+}
+
+/**
+ * The passed times of `expected` once settled, from the runs seen alone: true when every one has a run
+ * (nothing to read); false when one has none (the job must be read: checkCounts confirms and raises).
+ */
+export function settleByRuns(job: WatchedJob, runs: readonly number[], now: number): boolean {
+  if (job.expected === undefined || job.jitterMs === undefined || job.catchupMs === undefined) return false;
+  const account = accountTimes(job.expected, runs, job.jitterMs, job.catchupMs, now);
+  if (account.notStarted.length > 0) return false;
+  job.expected = [...account.waiting, ...account.future];
   return true;
 }

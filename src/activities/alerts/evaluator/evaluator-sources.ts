@@ -1,4 +1,4 @@
-import type { Client, ScheduleDescription } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { describeJobIfAny } from '../../../client/jobs/store/describe-job';
 import { decodeAlertsAttribute } from '../../../client/jobs/store/job-alerts-attribute';
@@ -17,6 +17,7 @@ import {
   JOB_SEARCH_ATTRIBUTE,
   OUTCOME_SEARCH_ATTRIBUTE,
   SCHEDULED_BY_ID_ATTRIBUTE,
+  SCHEDULED_START_TIME_ATTRIBUTE,
 } from '../../../workflows/search-attributes';
 
 /*
@@ -40,6 +41,23 @@ export interface JobReading {
   alertQueue?: string;
   /** Its `TflowAlertsAt` as read (epoch ms). */
   alertsAt?: number;
+  /** The schedule's coming action times (epoch ms, jitter included, ascending), as the server lists them. */
+  expectedTimes: number[];
+  /** Its spec's jitter (ms; 0 when none): a run's nominal time is up to this much before its action time. */
+  jitterMs: number;
+  /** Its catch-up window (ms): after an action time plus this, the server no longer starts it. */
+  catchupMs: number;
+  /** Starts held in the schedule's buffer (an overlap policy that buffers). */
+  bufferSize: number;
+  /**
+   * Its conflict token: the server moves it on every update, pause and unpause, and once per action taken
+   * by a schedule with limited actions (see `remainingActions`).
+   */
+  editToken?: bigint;
+  /** Actions left, when its actions are limited. */
+  remainingActions?: number;
+  /** The workflow id its action starts runs under (the server appends each run's nominal time). */
+  runWorkflowId?: string;
 }
 
 /** A completed run of a job. */
@@ -131,6 +149,7 @@ export function readingOf(jobId: string, d: ScheduleDescription): JobReading {
       : compiled;
   const next = d.state.paused ? undefined : d.info.nextActionTimes[0];
   const alertsAt = d.typedSearchAttributes.get(ALERTS_AT_SEARCH_ATTRIBUTE)?.getTime();
+  const token = tokenOf(d.raw.conflictToken);
   return {
     jobId,
     taskQueue: d.action.type === 'startWorkflow' ? d.action.taskQueue : undefined,
@@ -145,7 +164,20 @@ export function readingOf(jobId: string, d: ScheduleDescription): JobReading {
     ...(record?.alertsLost && record.alertsLost.length > 0 ? { alertsLost: record.alertsLost } : {}),
     ...(record?.alertQueue ? { alertQueue: record.alertQueue } : {}),
     ...(alertsAt !== undefined ? { alertsAt } : {}),
+    expectedTimes: d.info.nextActionTimes.map((t) => t.getTime()),
+    ...(d.action.type === 'startWorkflow' ? { runWorkflowId: d.action.workflowId } : {}),
+    jitterMs: d.spec.jitter ?? 0,
+    catchupMs: d.policies.catchupWindow,
+    bufferSize: Number(d.raw.info?.bufferSize ?? 0),
+    ...(token !== undefined ? { editToken: token } : {}),
+    ...(d.state.remainingActions !== undefined ? { remainingActions: d.state.remainingActions } : {}),
   };
+}
+
+/** The schedule's conflict token as a number (the server writes it as 8 bytes, big-endian), if it is one. */
+function tokenOf(bytes: Uint8Array | null | undefined): bigint | undefined {
+  if (!bytes || bytes.length !== 8) return undefined;
+  return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0);
 }
 
 /** The job as its schedule holds it now, or undefined when the schedule is gone. */
@@ -190,6 +222,63 @@ export async function latestCompletedRun(client: Client, jobId: string): Promise
     if (!latest || at > latest.at) latest = { at, workflowId: wf.workflowId, runId: wf.runId };
   }
   return latest;
+}
+
+const STARTED_RUNS = `${SCHEDULED_BY_ID_ATTRIBUTE.name} IS NOT NULL`;
+
+/**
+ * The nominal times (epoch ms, whole seconds: the server truncates them) of the runs the schedules started
+ * after `after` (their start time), by job: one paginated visibility query for the whole namespace. Runs a
+ * trigger or a backfill started are in it too (their nominal time is when they were asked for).
+ */
+export async function startedRunsAfter(client: Client, after: string): Promise<Map<string, number[]>> {
+  const byJob = new Map<string, number[]>();
+  const query = `${STARTED_RUNS} AND StartTime > ${queryLiteral(after)}`;
+  for await (const wf of readingClient(client).workflow.list({ query, pageSize: 1000 })) {
+    const jobId = wf.typedSearchAttributes.get(SCHEDULED_BY_ID_ATTRIBUTE);
+    const nominal = wf.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
+    if (!jobId || !nominal) continue;
+    const times = byJob.get(jobId) ?? [];
+    times.push(nominal.getTime());
+    byJob.set(jobId, times);
+  }
+  return byJob;
+}
+
+/** The nominal times of one job's runs started with a nominal time at or after `from` (epoch ms). */
+export async function startedRunsOf(client: Client, jobId: string, from: number): Promise<number[]> {
+  const by = keywordEquals(SCHEDULED_BY_ID_ATTRIBUTE.name, jobId);
+  const since = `${SCHEDULED_START_TIME_ATTRIBUTE.name} >= ${queryLiteral(new Date(from).toISOString())}`;
+  const query = by.clause ? `${by.clause} AND ${since}` : `${STARTED_RUNS} AND ${since}`;
+  const times: number[] = [];
+  for await (const wf of readingClient(client).workflow.list({ query, pageSize: 1000 })) {
+    if (wf.typedSearchAttributes.get(SCHEDULED_BY_ID_ATTRIBUTE) !== jobId) continue;
+    const nominal = wf.typedSearchAttributes.get(SCHEDULED_START_TIME_ATTRIBUTE);
+    if (nominal) times.push(nominal.getTime());
+  }
+  return times;
+}
+
+/**
+ * Whether the job's schedule started a run of nominal time `nominal` (epoch ms, whole seconds): a read of
+ * the workflow the server names `<workflow id>-<nominal time, RFC 3339>`, from the history service, not
+ * visibility (no lag). A workflow of that id that the schedule did not start (it has no
+ * `TemporalScheduledById` of the job) is what made the server drop the start: false.
+ */
+export async function scheduledRunExists(
+  client: Client,
+  jobId: string,
+  runWorkflowId: string,
+  nominal: number,
+): Promise<boolean> {
+  const id = `${runWorkflowId}-${new Date(nominal).toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+  try {
+    const wf = await readingClient(client).workflow.getHandle(id).describe();
+    return wf.typedSearchAttributes.get(SCHEDULED_BY_ID_ATTRIBUTE) === jobId;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }
 
 /** The per-job watchdogs (the release before) still running on `taskQueue`, by job id. */

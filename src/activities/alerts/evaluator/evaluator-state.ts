@@ -39,6 +39,22 @@ export interface WatchedJob {
   alertQueue?: string;
   /** Its `TflowAlertsAt` when last read (epoch ms): a listing showing the same is not read again. */
   alertsAt?: number;
+  /**
+   * The action times the schedule listed at its reads that no run is known to stand for yet (epoch ms,
+   * ascending; evaluator-times.ts): each becomes started, or `not-started` once past its catch-up window.
+   */
+  expected?: number[];
+  /** From its last read: jitter, catch-up window, conflict token, actions left (evaluator-times.ts). */
+  jitterMs?: number;
+  catchupMs?: number;
+  editToken?: bigint;
+  remainingActions?: number;
+  /** The workflow id its runs start under, from its last read. */
+  runWorkflowId?: string;
+  /** Its counts are due because a trigger or backfill was sent (a read is owed: no shortcut). */
+  hinted?: boolean;
+  /** A read owed after a check made without one (a storm of due checks), spread over the minutes after. */
+  verifyAt?: number;
 }
 
 /** What is carried from one evaluation activity to the next. */
