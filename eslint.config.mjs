@@ -68,7 +68,7 @@ const FEATURES = {
   'src/activities': { semaphore: [], guards: [], 'dead-letters': [], alerts: [] },
 };
 const ROLE_ENTRIES = {
-  'src/workflows': ['index', 'pipeline-workflow'],
+  'src/workflows': ['index', 'pipeline-workflow', 'alert-workflows'],
   'src/activities': ['scheduler-activities'],
 };
 const SANDBOXED = ['src/workflows', 'src/pipeline', 'src/schedule'];

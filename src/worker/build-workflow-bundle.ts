@@ -1,10 +1,12 @@
 /*
  * `npm run build`'s second half: writes the workflow bundles into dist/workflow-bundle.js (and
- * dist/workflow-bundle-traced.js, for `tracing`), next to the compiled code it was bundled from (run as `node dist/worker/build-workflow-bundle.js` after tsc).
+ * dist/workflow-bundle-traced.js, for `tracing`; dist/alert-workflow-bundle.js, the alert worker's), next to the compiled code it was bundled from (run as `node dist/worker/build-workflow-bundle.js` after tsc).
  */
 import { writeFile } from 'node:fs/promises';
 import {
+  buildAlertWorkflowBundle,
   buildWorkflowBundle,
+  PREBUILT_ALERT_WORKFLOW_BUNDLE_PATH,
   PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH,
   PREBUILT_WORKFLOW_BUNDLE_PATH,
 } from './workflow-bundle';
@@ -28,6 +30,12 @@ async function main(): Promise<void> {
     await writeFile(file, code);
     console.log(`workflow bundle: ${file} (${(code.length / 1024).toFixed(0)} KiB)`);
   }
+  // The alert worker's: its workflows only.
+  const { code } = await buildAlertWorkflowBundle(logger);
+  await writeFile(PREBUILT_ALERT_WORKFLOW_BUNDLE_PATH, code);
+  console.log(
+    `workflow bundle: ${PREBUILT_ALERT_WORKFLOW_BUNDLE_PATH} (${(code.length / 1024).toFixed(0)} KiB)`,
+  );
 }
 
 if (require.main === module) {

@@ -12,7 +12,7 @@ import {
 import { codecDataConverter } from '../codec/data-converter';
 import { logAlertSent } from './run-events';
 import { DEFAULT_WATCHDOG_TASK_QUEUE } from '../workflows/alerts/watchdog-defs';
-import { prebuiltWorkflowBundle, withNativeSyntax, WORKFLOWS_PATH } from './workflow-bundle';
+import { ALERT_WORKFLOWS_PATH, prebuiltAlertWorkflowBundle, withNativeSyntax } from './workflow-bundle';
 
 export interface CreateWatchdogWorkerOptions {
   connection: NativeConnection;
@@ -26,7 +26,10 @@ export interface CreateWatchdogWorkerOptions {
    * job runs.
    */
   alerts?: Record<string, AlertHandler>;
-  /** A pre-built workflow bundle (`bundleWorkflowCode` of `WORKFLOWS_PATH`), e.g. in tests. */
+  /**
+   * A pre-built workflow bundle holding the alert workflows (`bundleWorkflowCode` of `WORKFLOWS_PATH` or of
+   * `ALERT_WORKFLOWS_PATH`), e.g. in tests. Default: dist/alert-workflow-bundle.js, the alert workflows only.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** The codec of the jobs' workers, when payloads are encrypted. */
   codec?: PayloadCodec;
@@ -74,6 +77,9 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
     // 10,000 idle watchdogs of the release before at 1.3 GB): a task replays its short
     // history instead. Never below the task slots, which the SDK requires.
     maxCachedWorkflows: Math.max(WATCHDOG_CACHED_WORKFLOWS, wftSlots ?? 0),
+    // One workflow thread (the SDK's default is 2): each holds a V8 isolate with the bundle, and these few
+    // short workflow tasks never keep one busy.
+    workflowThreadPoolSize: 1,
     ...opts.workerOptions,
     ...(opts.codec
       ? { dataConverter: codecDataConverter(opts.codec, opts.workerOptions?.dataConverter) }
@@ -91,7 +97,7 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
         : {}),
       logAlertSent,
     }),
-    ...workflowCode(opts.workflowBundle ?? prebuiltWorkflowBundle(), opts.workerOptions?.bundlerOptions),
+    ...workflowCode(opts.workflowBundle ?? prebuiltAlertWorkflowBundle(), opts.workerOptions?.bundlerOptions),
   });
   // The queue's shared evaluator runs wherever a worker of the queue does: started unless it runs.
   const client = new Client({
@@ -118,5 +124,5 @@ function workflowCode(
 ) {
   return bundle
     ? { workflowBundle: bundle }
-    : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: withNativeSyntax(bundlerOptions) };
+    : { workflowsPath: ALERT_WORKFLOWS_PATH, bundlerOptions: withNativeSyntax(bundlerOptions) };
 }

@@ -22,6 +22,16 @@ const FROM_SOURCE = __filename.endsWith('.ts');
  */
 export const WORKFLOWS_PATH = path.resolve(__dirname, '../workflows', FROM_SOURCE ? 'index.ts' : 'index.js');
 
+/**
+ * Path of the alert worker's workflows (`src/workflows/alert-workflows.ts`, or its build): the evaluator,
+ * the deliveries and the retired watchdogs, without the interpreter.
+ */
+export const ALERT_WORKFLOWS_PATH = path.resolve(
+  __dirname,
+  '../workflows',
+  FROM_SOURCE ? 'alert-workflows.ts' : 'alert-workflows.js',
+);
+
 /** File name of the interceptor module, the mark a bundle that includes it carries. */
 const INTERCEPTOR_FILE = 'idempotency-interceptor';
 
@@ -59,6 +69,9 @@ export const TRACING_WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
  * (`src/workflow-bundle.js`) never exists, so a worker started with tsx bundles the code it runs.
  */
 export const PREBUILT_WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '..', 'workflow-bundle.js');
+
+/** The prebuilt bundle of the alert worker (createWatchdogWorker): `dist/alert-workflow-bundle.js`. */
+export const PREBUILT_ALERT_WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '..', 'alert-workflow-bundle.js');
 
 /** The prebuilt bundle of a traced worker (with {@link TRACING_WORKFLOW_INTERCEPTOR_MODULES}): `dist/workflow-bundle-traced.js`. */
 export const PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH = path.resolve(
@@ -98,6 +111,15 @@ export async function buildWorkflowBundle(
     // Line mappings without the sources' text: stack traces still name our files and lines, and the bundle
     // halves (1.98 -> 1.05 MB; idle worker RSS about 14 MB less). Only the SDK's `showStackTraceSources`
     // (off by default) would have shown the text.
+    webpackConfigHook: (config) => ({ ...nativeSyntax(config), devtool: 'inline-nosources-source-map' }),
+    ...(logger ? { logger } : {}),
+  });
+}
+
+/** Bundles the alert worker's workflows ({@link ALERT_WORKFLOWS_PATH}): no interceptor, no preload needed. */
+export async function buildAlertWorkflowBundle(logger?: Logger): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath: ALERT_WORKFLOWS_PATH,
     webpackConfigHook: (config) => ({ ...nativeSyntax(config), devtool: 'inline-nosources-source-map' }),
     ...(logger ? { logger } : {}),
   });
@@ -174,6 +196,12 @@ export function prebuiltWorkflowBundle(traced = false): { codePath: string } | u
   const codePath = traced ? PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH : PREBUILT_WORKFLOW_BUNDLE_PATH;
   if (FROM_SOURCE || !existsSync(codePath)) return undefined;
   return { codePath };
+}
+
+/** The alert worker's bundle shipped in dist/, when this is a build that has one; undefined from source. */
+export function prebuiltAlertWorkflowBundle(): { codePath: string } | undefined {
+  if (FROM_SOURCE || !existsSync(PREBUILT_ALERT_WORKFLOW_BUNDLE_PATH)) return undefined;
+  return { codePath: PREBUILT_ALERT_WORKFLOW_BUNDLE_PATH };
 }
 
 /**
