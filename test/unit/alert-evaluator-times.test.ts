@@ -66,6 +66,16 @@ describe('accountTimes', () => {
     expect(accountTimes([T], [T + 10 * S], 0, year, T + NOT_STARTED_MARGIN_MS - 1).waiting).toEqual([T]);
   });
 
+  it('waits while the schedule has not gone past the time (a server behind has not tried it yet)', () => {
+    const late = T + CATCHUP + NOT_STARTED_MARGIN_MS + 60 * S;
+    // Its first listed time is still T: the schedule's workflow has not processed T.
+    expect(accountTimes([T], [], 0, CATCHUP, late, T).waiting).toEqual([T]);
+    // Gone past it (the next listed time is later): the attempts' end applies.
+    expect(accountTimes([T], [], 0, CATCHUP, late, T + 86_400 * S).notStarted).toEqual([T]);
+    // A later run says it went past, whatever was listed.
+    expect(accountTimes([T], [T + 10 * S], 0, CATCHUP, late, T).notStarted).toEqual([T]);
+  });
+
   it('under the default catch-up window (a year) waits no longer than the server retries a start: an hour', () => {
     const year = 365 * 86_400 * S;
     const bound = T + START_ATTEMPTS_MAX_MS + NOT_STARTED_MARGIN_MS;

@@ -503,6 +503,7 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     for (const job of ev.jobs.values()) {
       if (answered.has(job) || !(job.expected?.[0] !== undefined && job.expected[0] <= started)) continue;
       if (started >= job.countsDueAt || ev.failing.has(job.jobId)) continue;
+      if (job.readAfter !== undefined && started < job.readAfter) continue;
       // A time with no run: the job is read now (checkCounts confirms with its own runs).
       if (!settleByRuns(job, runsOf(job.jobId), started)) job.countsDueAt = started;
     }

@@ -53,6 +53,8 @@ export interface WatchedJob {
   runWorkflowId?: string;
   /** Its counts are due because a trigger or backfill was sent (a read is owed: no shortcut). */
   hinted?: boolean;
+  /** No read is made for its passed times before this (the server had not gone past them at the last). */
+  readAfter?: number;
   /** A read owed after a check made without one (a storm of due checks), spread over the minutes after. */
   verifyAt?: number;
 }

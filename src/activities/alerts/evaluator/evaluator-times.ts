@@ -10,7 +10,9 @@
  * stands for `not-started` once the server is surely done with it:
  * - its start attempts ended: the server retries a start until the time's catch-up window ends, and never
  *   for longer than an hour (the local activity's schedule-to-close timeout is capped there, and the
- *   default catch-up window is a year); plus a margin for visibility;
+ *   default catch-up window is a year); plus a margin for visibility. Only once the schedule's workflow
+ *   has gone past the time (its listed times begin after it, `processedUntil`): a server that is behind
+ *   (overloaded, or back from an outage) has not tried yet, and will start the time or count it missed;
  * - or a later time started (the schedule workflow starts its actions one after the other and waits for
  *   each start's attempts to end), plus the margin.
  *
@@ -51,6 +53,8 @@ export function accountTimes(
   jitterMs: number,
   catchupMs: number,
   now: number,
+  /** The schedule's first listed time at a read made now: it has processed every time before it. */
+  processedUntil = Infinity,
 ): TimesAccount {
   const account: TimesAccount = { started: [], notStarted: [], waiting: [], future: [] };
   const free = [...runs].sort((a, b) => a - b);
@@ -66,7 +70,7 @@ export function accountTimes(
       used[i] = true;
       account.started.push(t);
     } else if (
-      t + giveUpMs(catchupMs) + NOT_STARTED_MARGIN_MS <= now ||
+      (t < processedUntil && t + giveUpMs(catchupMs) + NOT_STARTED_MARGIN_MS <= now) ||
       (t + NOT_STARTED_MARGIN_MS <= now && free.some((n) => n > t))
     ) {
       account.notStarted.push(t);
