@@ -18,6 +18,8 @@ export const CATCH_UP_MS = 15_000;
  * exists, so the create backfills it). The checker's own figure of the documented second.
  */
 export const ONE_OFF_LEAD_MS = 1_000;
+/** How many backfilled times Temporal's scheduler takes into its buffer a wake (BackfillsPerIteration). */
+export const BACKFILL_BATCH = 10;
 
 export type State = 'active' | 'inactive' | 'ambiguous';
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -168,7 +170,16 @@ export function modelTimes(
 export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally, findings: string[]): void {
   // Only a remove can make a schedule go: one that vanished at rest had a remove that failed (it may
   // have landed after all) or one that found it gone (I1 (a) and (b) still hold for it).
-  if (job.vanishedAtRest && !job.states.some((s) => s.kind === 'remove'))
+  // A one-off's schedule is deleted by its own run once it ends (`tflowFinishOneOff`, docs/scheduling.md
+  // "One-off jobs"): gone at rest after its run at its time ended is that, not a lost job (seed 2931: a
+  // one-off created 18:44:44.6, its run of 18:44:46 ended, then found gone after the final pause).
+  const once = job.model.kind === 'once' ? job.model.at : undefined;
+  const finishedOneOff =
+    once !== undefined &&
+    job.runs.some((r) => r.closedAt && r.scheduledAt && Math.abs(r.scheduledAt.getTime() - once) < 1_000);
+  if (job.vanishedAtRest && finishedOneOff)
+    tally.excuse('one-off gone at rest after its run ended (the run deletes its schedule)');
+  if (job.vanishedAtRest && !finishedOneOff && !job.states.some((s) => s.kind === 'remove'))
     v.push({
       invariant: 'I1c',
       detail: `job ${job.id}: paused at rest, then gone with no remove sent (${describeCalls(job)})`,
@@ -335,6 +346,25 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
         invariant: 'I1c',
         detail: `job ${job.id}: ${lost.length} nominal times it had processed before its removal (read at ${iso(before.readAt)}, next ${iso(before.processedBefore)}) had no outcome but Temporal counted only ${S} skips (+${B} buffered): ${lost.map(iso).join(', ')} (${describeCalls(job)})`,
       });
+    }
+    // Its backfills answered before the read, likewise (backfillBound): a backfill's times enter the
+    // schedule's buffer at its next wake (processBackfills, at most BACKFILL_BATCH a wake), so a window of
+    // no more than that, sent before the read, was then run, buffered or dropped from a full buffer. Not
+    // across a server fault before the read: a start Temporal is still retrying then is neither a run nor
+    // buffered, and the remove after the read ends it (the schedule's workflow is gone).
+    const quiet = (lo: number, hi: number) =>
+      !h.faults.some((f) => isServerFault(f) && f.t0 <= hi && f.t1 + CATCH_UP_MS >= lo);
+    const sent = job.backfills.filter((b) => b.t0 < before.readAt);
+    const asked = new Set(
+      sent
+        .filter((b) => b.ok && b.t1 + SLACK_MS < before.readAt && quiet(b.t0, before.readAt))
+        .flatMap((b) => [...backfilledTimes(job, b)].filter(([, x]) => x.sure).map(([t]) => t)),
+    );
+    const count = sent.reduce((n, b) => n + backfilledTimes(job, b).size, 0);
+    if (count <= BACKFILL_BATCH) {
+      const lostBackfilled = missingCertain.filter((t) => asked.has(t));
+      tally.check('I1c', 'certain', lostBackfilled.length);
+      backfillBound(job, lostBackfilled, before, 'when read before its removal', v, findings);
     }
   }
   checkSkips(job, v, tally, queueing);

@@ -423,6 +423,8 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
     const listed = new Set(jobs.map((j) => j.jobId));
     const pruned = op.prune ? setLives.filter((l) => !listed.has(l.id) && !gone(l)) : [];
     for (const id of listed) deployingIds.add(id);
+    // The jobs the prune is to remove are read first, as before any remove of the runner's (I1c).
+    await Promise.all(pruned.map((life) => readCountersBeforeRemove(life)));
     const { scheduler } = anyClient();
     const c = await call(op.prune ? 'apply --prune' : 'apply', async () => {
       const plan = await scheduler.plan(

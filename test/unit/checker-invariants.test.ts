@@ -143,6 +143,58 @@ describe('the checker invariants, each shown to fire', () => {
     expect(flagged(removedAt40(20_000, 22_000).h)).toEqual([]);
   });
 
+  it('I1c: a removed job whose backfill, answered before its counters were read, ran one time of three', () => {
+    const { h, job } = removedAt40(38_000, 40_000);
+    job.backfills.push({ ...call(10_000, 10_300), from: at(-9_500), to: at(-2_500) });
+    addRun(h, job, -8_000, { startAfter: 18_600, lasts: 300 });
+    const r = checkHistory(h);
+    expect(r.violations.map((v) => v.detail)).toEqual([
+      expect.stringContaining('2 backfilled times had no run, but a backfill runs every time'),
+    ]);
+    expect(r.violations[0]!.detail).toContain('still buffered when read before its removal');
+  });
+
+  it("I1c good twins for a removed job's backfill: still buffered when read, or a server fault before it", () => {
+    const buffered = removedAt40(38_000, 40_000);
+    buffered.job.backfills.push({ ...call(10_000, 10_300), from: at(-9_500), to: at(-2_500) });
+    buffered.job.countersBeforeRemove!.buffered = 2;
+    addRun(buffered.h, buffered.job, -8_000, { startAfter: 18_600, lasts: 300 });
+    expect(flagged(buffered.h)).toEqual([]);
+    // PostgreSQL stopped after the backfill: a start still retried at the read is neither run nor buffered.
+    const fault = removedAt40(38_000, 40_000);
+    fault.job.backfills.push({ ...call(10_000, 10_300), from: at(-9_500), to: at(-2_500) });
+    fault.h.faults.push({ kind: 'postgres-stop', t0: at(11_000), t1: at(17_000) });
+    addRun(fault.h, fault.job, -8_000, { startAfter: 18_600, lasts: 300 });
+    expect(flagged(fault.h)).toEqual([]);
+    // Answered after the read: its times may not have reached the buffer then.
+    const late = removedAt40(38_000, 40_000);
+    late.job.backfills.push({ ...call(39_000, 39_600), from: at(-9_500), to: at(-2_500) });
+    expect(flagged(late.h)).toEqual([]);
+  });
+
+  it('I1c: a job paused at rest and then found gone with no remove sent; not a one-off its run deleted', () => {
+    const h = emptyHistory();
+    const job = addJob(h);
+    fillRuns(h, job);
+    job.vanishedAtRest = true;
+    delete job.counters;
+    expect(checkHistory(h).violations.map((v) => v.detail)).toEqual([
+      expect.stringContaining('paused at rest, then gone with no remove sent'),
+    ]);
+    // A one-off at 5.131 s: its run of 5 s ended, and the run deletes its schedule (tflowFinishOneOff).
+    const once = emptyHistory();
+    const oneOff = addJob(once, { spec: { trigger: { kind: 'once', inMs: 5_000 } }, runAt: 5_131 });
+    oneOff.vanishedAtRest = true;
+    delete oneOff.counters;
+    expect(flagged(once)).toEqual(['I1c']);
+    addRun(once, oneOff, 5_000);
+    const r = checkHistory(once);
+    expect(r.violations).toEqual([]);
+    expect(r.figures.tally.excused).toMatchObject({
+      'one-off gone at rest after its run ended (the run deletes its schedule)': 1,
+    });
+  });
+
   // backfillJob passes BUFFER_ALL (ALLOW_ALL for a job that allows overlap) since e6ece02, and the CLI
   // backfill of the checker the same: every time of the window runs, whatever the job's own policy.
   // A window of 8 s before the create (from 10:00:00 - 9.5 s to - 2.5 s): times -8, -6 and -4 s.
@@ -431,6 +483,39 @@ describe('the checker invariants, each shown to fire', () => {
       expect(checkHistory(h).violations.map((x) => x.detail)).toEqual([
         expect.stringContaining('the same raise, with no worker killed near it'),
       ]);
+    });
+
+    it('good twin: the same raise again at its timeout after the server went down just after the post', () => {
+      // Seen at seed 2931: posted at 18:40:01.8, PostgreSQL stopped at 18:40:03.9, posted again at 18:40:22.
+      const { h, event } = missedJob();
+      const raised = { ...event, at: new Date(at(13_000)).toISOString() };
+      alert(h, raised, 13_100);
+      alert(h, raised, 33_400);
+      h.faults.push({ kind: 'postgres-stop', t0: at(15_200), t1: at(20_600) });
+      const r = checkHistory(h);
+      expect(r.violations).toEqual([]);
+      expect(Object.keys(r.figures.tally.excused)).toEqual([
+        expect.stringContaining('after the server went down within 20 s of its post'),
+      ]);
+      // A third delivery after a worker SIGKILL at the second: each retry follows the attempt before it.
+      h.faults.push({ kind: 'worker-kill', t0: at(33_400), t1: at(34_000), pid: 1 });
+      alert(h, raised, 70_000);
+      expect(checkHistory(h).violations).toEqual([]);
+    });
+
+    it('the same raise again sooner than a timeout, or with the server down only long after the post', () => {
+      const soon = missedJob();
+      const raised = { ...soon.event, at: new Date(at(13_000)).toISOString() };
+      alert(soon.h, raised, 13_100);
+      alert(soon.h, raised, 13_190);
+      soon.h.faults.push({ kind: 'postgres-stop', t0: at(13_150), t1: at(18_000) });
+      expect(flagged(soon.h)).toEqual(['I6']);
+      const later = missedJob();
+      const again = { ...later.event, at: new Date(at(13_000)).toISOString() };
+      alert(later.h, again, 13_100);
+      alert(later.h, again, 60_000);
+      later.h.faults.push({ kind: 'temporal-kill', t0: at(40_000), t1: at(45_000) });
+      expect(flagged(later.h)).toEqual(['I6']);
     });
 
     it('a second raise for one cause near a worker SIGKILL is still a second alert', () => {
