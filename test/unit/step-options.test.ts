@@ -21,7 +21,9 @@ describe('activityOptions', () => {
     expect(activityOptions({}, 'sub:compensate').summary).toBe('sub:compensate');
   });
 
-  it("keeps a local step's path as its summary: its marker and stepIdempotencyKey() read it", () => {
-    expect(localActivityOptions({ activity: 'fetch', local: true }, 'fetch').summary).toBe('fetch');
+  it("gives a local step its path as summary where the activity's name does not say it", () => {
+    expect(localActivityOptions({ activity: 'double', local: true }, 'each[2]').summary).toBe('each[2]');
+    expect(localActivityOptions({ activity: 'flaky', local: true }, 'fetch').summary).toBe('fetch');
+    expect(localActivityOptions({ activity: 'fetch', local: true }, 'fetch')).not.toHaveProperty('summary');
   });
 });

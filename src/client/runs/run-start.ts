@@ -74,6 +74,8 @@ export function runStartOptions(
     concurrency?: RunConcurrency;
     /** The run's own priority and fairness (a start option, a job's): over the pipeline's. */
     priority?: PrioritySpec;
+    /** `false`: no summary and details for the Temporal UI (see `PipelineClientOptions.runMetadata`). */
+    metadata?: boolean;
   } = {},
 ) {
   const { job, redrive, concurrency } = context;
@@ -87,7 +89,7 @@ export function runStartOptions(
   };
   return {
     args: [input] as [PipelineRunInput],
-    ...runMetadata(input),
+    ...(context.metadata === false ? {} : runMetadata(input)),
     typedSearchAttributes: new TypedSearchAttributes([{ key: PIPELINE_SEARCH_ATTRIBUTE, value: spec.name }]),
     ...(spec.timeoutMs !== undefined ? { workflowExecutionTimeout: spec.timeoutMs + TIMEOUT_GRACE_MS } : {}),
     ...(priority ? { priority } : {}),

@@ -68,13 +68,14 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
         },
         scheduleLocalActivity(input, next) {
           if (occurrence === undefined) return next(input);
-          const stepPath = input.options.summary;
+          // A local step named as its activity has no summary (step-options.ts): its path is the activity.
+          const stepPath = input.options.summary ?? input.activityType;
           return next({
             ...input,
             headers: {
               ...input.headers,
               ...occurrenceHeader,
-              ...(stepPath ? { [STEP_PATH_HEADER]: defaultPayloadConverter.toPayload(stepPath) } : {}),
+              [STEP_PATH_HEADER]: defaultPayloadConverter.toPayload(stepPath),
             },
           });
         },

@@ -87,8 +87,9 @@ export function activityOptions(
 
 /**
  * Local activity options of a local step: the same timeouts and retry policy. A local activity has no
- * activity id of its own (the SDK numbers it), so the step path travels as its `summary`: the history's
- * marker names the step, and the idempotency interceptor passes it on to `stepIdempotencyKey()`.
+ * activity id of its own (the SDK numbers it), so a step path other than the activity's name travels as
+ * its `summary`: the history's marker names the step, and the idempotency interceptor passes it on to
+ * `stepIdempotencyKey()` (a step named as its activity has no summary: its activity type is its path).
  */
 export function localActivityOptions(
   step: ActivityFields,
@@ -101,7 +102,9 @@ export function localActivityOptions(
     ...(step.scheduleToCloseMs !== undefined ? { scheduleToCloseTimeout: step.scheduleToCloseMs } : {}),
     ...(retry ? { retry } : {}),
     ...cancellationType(),
-    summary: stepPath,
+    // The step path names the call (its marker in the UI, stepIdempotencyKey()) where the activity's name
+    // does not: a step named as its activity needs none (the idempotency interceptor takes the type).
+    ...(stepPath === step.activity ? {} : { summary: stepPath }),
   };
 }
 
