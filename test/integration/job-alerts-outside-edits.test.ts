@@ -228,6 +228,80 @@ describe('an edit made with `temporal schedule update`', () => {
     }
   });
 
+  it("without a codec: a run alert's webhook comes back from the input the edit kept (checked against its hash), and a later write keeps it", async () => {
+    const kept = t.uid('cli-edited-kept');
+    const swapped = t.uid('cli-edited-swapped');
+    const secret = `Bearer ${randomBytes(8).toString('hex')}`;
+    const onMissed = { webhook: { url: `${hookUrl}/missed`, headers: { authorization: secret } } };
+    const onLate = { webhook: { url: `${hookUrl}/late`, timeout: '5s' } };
+    for (const jobId of [kept, swapped])
+      await idle.scheduleInterval(work, {
+        jobId,
+        every: '1h',
+        args: [1],
+        paused: true,
+        onMissed,
+        onLate,
+        lateAfter: '1m',
+      });
+    try {
+      // The help's form, with the input read back (what `temporal schedule describe` shows).
+      await cliUpdate(t.client, kept, ['--interval', '2h', '--paused']);
+      // The same edit with an input whose onMissed webhook is another one: it does not match the hash kept.
+      const input = JSON.parse(await inputOf(t.client, swapped)) as PipelineRunInput;
+      const other = {
+        ...input,
+        job: {
+          ...input.job!,
+          alerts: {
+            ...input.job!.alerts,
+            onMissed: { webhook: { url: `${hookUrl}/elsewhere`, timeoutMs: 10_000 } },
+          },
+        },
+      };
+      await temporal([
+        'schedule',
+        'update',
+        '--schedule-id',
+        swapped,
+        '--workflow-id',
+        `${swapped}-run`,
+        '--task-queue',
+        idleQueue,
+        '--type',
+        PIPELINE_WORKFLOW_TYPE,
+        '--input',
+        JSON.stringify(other),
+        '--interval',
+        '2h',
+        '--paused',
+      ]);
+      const edited = await waitFor('both CLI edits applied', async () => {
+        const jobs = await Promise.all([idle.getJob(kept), idle.getJob(swapped)]);
+        return jobs.every((j) => !j.foreign && j.editedOutside) ? jobs : undefined;
+      });
+      const [k, s] = edited.map((j) => (j.foreign ? undefined : j));
+      expect(k?.alerts).toEqual({ onMissed, onLate, lateAfter: '1m' });
+      expect(k).not.toHaveProperty('alertsLost');
+      // Never a guess: the input's other webhook is not taken for the redacted one.
+      expect(s?.alertsLost).toEqual(['onMissed']);
+      expect(s?.alerts).toEqual({ onLate, lateAfter: '1m' });
+      // A write of ours after the edit keeps the recovered targets in the runs' input.
+      await idle.modifyJob(kept, { note: 'after the CLI edit' });
+      const after = await t.client.schedule.getHandle(kept).describe();
+      const job = (
+        after.action.type === 'startWorkflow' ? after.action.args?.[0] : undefined
+      ) as PipelineRunInput;
+      expect(job.job?.alerts?.onMissed).toEqual({ webhook: { ...onMissed.webhook, timeoutMs: 10_000 } });
+      expect(job.job?.alerts?.onLate).toEqual({ webhook: { url: onLate.webhook.url, timeoutMs: 5_000 } });
+      const again = await idle.getJob(kept);
+      expect(!again.foreign && again.alerts).toEqual({ onMissed, onLate, lateAfter: '1m' });
+    } finally {
+      await idle.removeJob(kept);
+      await idle.removeJob(swapped);
+    }
+  });
+
   it('without a codec: a webhook target is lost (kept only redacted), and that is said, never silent', async () => {
     const jobId = t.uid('cli-edited-plain');
     const secret = `Bearer ${randomBytes(8).toString('hex')}`;

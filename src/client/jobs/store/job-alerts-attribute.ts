@@ -7,6 +7,7 @@ import { temporal } from '@temporalio/proto';
 import { InvalidArgumentError } from '../../../errors';
 import { ALERTS_AT_SEARCH_ATTRIBUTE, ALERTS_SEARCH_ATTRIBUTE } from '../../../workflows/search-attributes';
 import { JobAlertsUnreadableError } from '../../errors';
+import type { RunAlerts } from '../../../workflows/alert-types';
 import type { JobAlerts } from './job-alerts';
 import { JOB_RECORD_MEMO_KEY, decodeJobRecord, type JobRecord } from './job-record';
 
@@ -118,22 +119,65 @@ function redacted(alerts: JobAlerts): StoredAlerts {
     } catch {
       host = 'invalid-url';
     }
-    const sha256 = createHash('sha256').update(JSON.stringify(target)).digest('hex').slice(0, 16);
+    const sha256 = targetHash(target);
     out[key] = { redacted: { host, sha256 } };
   }
   return out;
 }
 
+/** The hash a redacted target names (RedactedTarget.sha256): of the target as given. */
+const targetHash = (target: unknown) =>
+  createHash('sha256').update(JSON.stringify(target)).digest('hex').slice(0, 16);
+
 /**
- * The alerts an attribute restores when the action's memo is gone: the targets it holds whole, and the
- * names of those it held only redacted (lost, with the duration they pair with).
+ * The target as it was given, from its compiled form in a run's input (the run alerts: onMissed, onLate),
+ * when one of the usual ways to write it hashes to what the attribute kept redacted: `url`, then `headers`
+ * and `timeout` as given (absent at the default 10 s, else in seconds or milliseconds), in either order.
+ * Undefined when none does: then nothing is guessed.
  */
-function restorable(stored: StoredAlerts): { alerts?: JobAlerts; lost: string[] } {
+function givenFromInput(compiled: RunAlerts['onMissed'], sha256: string): JobAlerts['onMissed'] | undefined {
+  if (!compiled || !('webhook' in compiled)) return undefined;
+  const { url, headers, timeoutMs } = compiled.webhook;
+  const timeouts: (string | undefined)[] = [undefined, `${timeoutMs}ms`];
+  if (timeoutMs % 1000 === 0) timeouts.push(`${timeoutMs / 1000}s`);
+  for (const timeout of timeouts) {
+    const h = headers ? { headers } : {};
+    const t = timeout ? { timeout } : {};
+    for (const webhook of [
+      { url, ...h, ...t },
+      { url, ...t, ...h },
+    ]) {
+      if (targetHash({ webhook }) === sha256) return { webhook };
+    }
+  }
+  return undefined;
+}
+
+/** The run alerts compiled into the schedule's action input (PipelineRunInput.job.alerts), if any. */
+function runAlertsOf(d: ScheduleDescription): RunAlerts | undefined {
+  if (d.action.type !== 'startWorkflow') return undefined;
+  const input = d.action.args?.[0] as { job?: { alerts?: RunAlerts } } | undefined;
+  return typeof input === 'object' && input !== null ? input.job?.alerts : undefined;
+}
+
+/**
+ * The alerts an attribute restores when the action's memo is gone: the targets it holds whole; a run
+ * alert's webhook it held redacted, from the action's input when an outside edit kept it (`temporal
+ * schedule update --input` with the input read back) and it hashes to the redacted one; and the names of the
+ * others (lost, with the duration they pair with).
+ */
+function restorable(stored: StoredAlerts, fromInput?: RunAlerts): { alerts?: JobAlerts; lost: string[] } {
   const alerts: Record<string, unknown> = { ...stored };
   const lost: string[] = [];
   for (const key of TARGET_KEYS) {
     const target = stored[key];
     if (typeof target !== 'object' || target === null || !('redacted' in target)) continue;
+    const recovered =
+      key === 'onSilent' ? undefined : givenFromInput(fromInput?.[key], target.redacted.sha256);
+    if (recovered) {
+      alerts[key] = recovered;
+      continue;
+    }
     lost.push(key);
     delete alerts[key];
     const paired = PAIRED[key];
@@ -217,7 +261,7 @@ export async function restoreJobAlerts(
       policies: {},
     };
   const { alerts: memoAlerts, deadManSince: memoSince, alertsLost, alertQueue, ...rest } = stored;
-  const restored = inMemo || !attribute.alerts ? { lost: [] } : restorable(attribute.alerts);
+  const restored = inMemo || !attribute.alerts ? { lost: [] } : restorable(attribute.alerts, runAlertsOf(d));
   const alerts = inMemo ? memoAlerts : restored.alerts;
   const lost = [...new Set([...(alertsLost ?? []), ...(attribute.lost ?? []), ...restored.lost])];
   const record: JobRecord = {
