@@ -90,8 +90,8 @@ export interface AlertEvaluatorCarry {
   /** Counters already reported (or taken as the baseline), by job, where not zero. */
   reported?: Record<string, { missedCatchupWindow: number; overlapSkipped: number }>;
   /**
-   * Action times the evaluator expected that passed or come within 10 minutes, by job (`onMissed` jobs
-   * only): `t` the times (epoch ms), `k` the schedule's conflict token at the read that listed them, `r`
+   * Action times the evaluator expected that passed or come within 2 minutes, by job (`onMissed` jobs
+   * only, at most 500, the earliest first): `t` the times (epoch ms), `k` the schedule's conflict token at the read that listed them, `r`
    * its actions left. A successor matches them with the runs started, as its predecessor would have.
    */
   expected?: Record<string, { t: number[]; k?: string; r?: number }>;

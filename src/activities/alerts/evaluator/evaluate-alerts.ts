@@ -99,8 +99,15 @@ const REUSE_WITHIN_MS = 120_000;
 const STORM_AT = 2 * READS_IN_FLIGHT;
 /** The reads owed after a storm are spread over this much time per job checked without one. */
 const VERIFY_SPREAD_PER_JOB_MS = 50;
-/** The expected times carried to a successor: those passed, and those within this much time. */
-const CARRY_EXPECTED_MS = 10 * 60_000;
+/**
+ * The expected times carried to a successor: those passed, and those within this much time (a successor
+ * starts within the heartbeat timeout, 30 s, and its first retries).
+ */
+const CARRY_EXPECTED_MS = 2 * 60_000;
+/** At most this many jobs' expected times are carried (the earliest first): a heartbeat stays small. */
+const MAX_CARRIED_JOBS = 500;
+/** The carry is built again at most this often. */
+const CARRY_REBUILD_MS = 1_000;
 /** Started runs are kept this long for matching (an older time is confirmed by a query of its own). */
 const STARTED_KEPT_MS = 3600_000;
 
@@ -124,6 +131,8 @@ interface Evaluator {
   hintsReadAt: number;
   /** Counters reported, for jobs whose counters are not zero (carried). */
   reported: Record<string, { missedCatchupWindow: number; overlapSkipped: number }>;
+  /** The carry last built, and when (carryOf). */
+  carryCache?: { at: number; carry: EvaluatorCarry };
   /** The activity that owns it: an older attempt still running on this process stops. */
   owner: object;
   /**
@@ -142,29 +151,48 @@ const held = new Map<string, Evaluator>();
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * What is handed on (heartbeats, the activity's result). Built at most once a second: the reads of a
+ * listing heartbeat one by one, and a build walks every job (10,000 jobs read in one listing made it
+ * quadratic).
+ */
 function carryOf(ev: Evaluator, waves?: number): EvaluatorCarry {
-  const silent: Record<string, string> = {};
-  const expected: NonNullable<EvaluatorCarry['expected']> = {};
-  const horizon = Date.now() + CARRY_EXPECTED_MS;
-  for (const job of ev.jobs.values()) {
-    if (job.silentSince) silent[job.jobId] = job.silentSince;
-    if (!job.config.onMissed || !job.expected || !(job.expected[0]! <= horizon)) continue;
-    expected[job.jobId] = {
-      t: job.expected.filter((t) => t <= horizon),
-      ...(job.editToken !== undefined ? { k: job.editToken.toString() } : {}),
-      ...(job.remainingActions !== undefined ? { r: job.remainingActions } : {}),
+  const now = Date.now();
+  if (!ev.carryCache || now - ev.carryCache.at >= CARRY_REBUILD_MS) {
+    const silent: Record<string, string> = {};
+    const soon: WatchedJob[] = [];
+    const horizon = now + CARRY_EXPECTED_MS;
+    for (const job of ev.jobs.values()) {
+      if (job.silentSince) silent[job.jobId] = job.silentSince;
+      if (job.config.onMissed && job.expected?.[0] !== undefined && job.expected[0] <= horizon)
+        soon.push(job);
+    }
+    // The earliest first, so that a storm's carry stays small: the others' times passing while no
+    // evaluator runs are not checked (docs/operations.md).
+    soon.sort((a, b) => a.expected![0]! - b.expected![0]!);
+    const expected: NonNullable<EvaluatorCarry['expected']> = {};
+    for (const job of soon.slice(0, MAX_CARRIED_JOBS)) {
+      expected[job.jobId] = {
+        t: job.expected!.filter((t) => t <= horizon),
+        ...(job.editToken !== undefined ? { k: job.editToken.toString() } : {}),
+        ...(job.remainingActions !== undefined ? { r: job.remainingActions } : {}),
+      };
+    }
+    const failing: Record<string, number> = {};
+    for (const [jobId, f] of ev.failing) failing[jobId] = f.attempts;
+    ev.carryCache = {
+      at: now,
+      carry: {
+        runsSeenUntil: ev.runsSeenUntil,
+        silent,
+        reported: ev.reported,
+        ...(soon.length > 0 ? { expected } : {}),
+        failing,
+      },
     };
   }
-  const failing: Record<string, number> = {};
-  for (const [jobId, f] of ev.failing) failing[jobId] = f.attempts;
-  return {
-    runsSeenUntil: ev.runsSeenUntil,
-    silent,
-    reported: ev.reported,
-    ...(Object.keys(expected).length > 0 ? { expected } : {}),
-    failing,
-    ...(waves !== undefined ? { waves, waveAt: iso(ev.lastWaveAt), jobs: ev.jobs.size } : {}),
-  };
+  const carry = { ...ev.carryCache.carry, runsSeenUntil: ev.runsSeenUntil };
+  return waves !== undefined ? { ...carry, waves, waveAt: iso(ev.lastWaveAt), jobs: ev.jobs.size } : carry;
 }
 
 function belongsHere(reading: JobReading, taskQueue: string, legacy: Set<string>): boolean {
