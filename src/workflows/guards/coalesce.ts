@@ -31,10 +31,12 @@ export interface JudgedOccurrence {
  * Which occurrence this scheduled run stands for, given its lag (measured in this, its first workflow
  * task, so that `Date.now()` is when a worker first handled it). Call before any await.
  */
-export async function judgedOccurrence(
+export function judgedOccurrence(
   job: RunJobContext,
   lagMs: number | undefined,
-): Promise<JudgedOccurrence> {
+): JudgedOccurrence | Promise<JudgedOccurrence> {
+  // Not async: most runs are judged here at no cost, and an async frame would add promises to every
+  // scheduled run (each a stack capture by the SDK's promise hook); the lookup is.
   if (!job.coalesce || lagMs === undefined || lagMs < NO_LATER_OCCURRENCE_BELOW_MS) return { lateMs: lagMs };
   // Only a run past its grace needs the later occurrence: within it (or with no grace) the run runs
   // whichever occurrence it stands for, since a later one is even less late. This keeps the lookup off
@@ -42,6 +44,11 @@ export async function judgedOccurrence(
   // run 46 -> see the commit message).
   if (job.misfireGraceMs === undefined || lagMs <= job.misfireGraceMs) return { lateMs: lagMs };
   if (!patched(COALESCE_PATCH)) return { lateMs: lagMs };
+  return latestOccurrence(job, lagMs);
+}
+
+/** The lookup of {@link judgedOccurrence}: the latest missed occurrence, from the server. */
+async function latestOccurrence(job: RunJobContext, lagMs: number): Promise<JudgedOccurrence> {
   const now = Date.now();
   let latest: string | null;
   try {

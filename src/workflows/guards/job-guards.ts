@@ -178,10 +178,14 @@ async function guarded(
     }
     // A late run of a coalescing job is judged by the latest occurrence it stands for (coalesce.ts); a late
     // buffered one, when its skipped predecessor was judged (judged-at.ts).
-    const judged: { lateMs: number | undefined; standsFor?: string } = job.coalesce
-      ? await judgedOccurrence(job, late)
-      : await judgedBehindPredecessor(job, late);
-    const { lateMs, standsFor } = judged;
+    // Awaited only when it is a lookup: an await of a plain value is a promise more per run.
+    const judging:
+      | { lateMs: number | undefined; standsFor?: string }
+      | Promise<{
+          lateMs: number | undefined;
+          standsFor?: string;
+        }> = job.coalesce ? judgedOccurrence(job, late) : judgedBehindPredecessor(job, late);
+    const { lateMs, standsFor } = judging instanceof Promise ? await judging : judging;
     if (job.misfireGraceMs !== undefined && lateMs !== undefined && lateMs > job.misfireGraceMs) {
       await alertSkipped(job, 'misfire', standsFor);
       return skipped(input, job, 'misfire', late, standsFor);
@@ -198,7 +202,8 @@ async function guarded(
     lateAlert = alertIfLate(job, standsFor);
     try {
       const result = await interpret(input, late);
-      if (result.status === 'completed') await reportSuccess(job);
+      // reportSuccess does nothing without a watchdog: not called (nor awaited) then.
+      if (result.status === 'completed' && job.alerts?.watchdog) await reportSuccess(job);
       return standsFor ? { ...result, standsFor } : result;
     } catch (err) {
       // A cancelled run did not fail: the interpreter may wrap the cancellation, so ask the scope too.
@@ -207,18 +212,30 @@ async function guarded(
       throw err;
     }
   } finally {
-    await CancellationScope.nonCancellable(async () => {
-      await lateAlert;
-      await renewal;
-      if (slot) {
-        try {
-          await getExternalWorkflowHandle(semaphoreWorkflowId(job.jobId)).signal(releaseSlotSignal, slot);
-        } catch (err) {
-          // The semaphore is gone (completed or terminated): nothing holds the slot any more.
-          log.warn('could not release the job slot', { jobId: job.jobId, error: String(err) });
-        }
-      }
-      if (job.once) await tflowFinishOneOff(job.jobId);
-    });
+    // A scope (and its awaits) only when there is something to finish: most runs have nothing, and a
+    // scope's promises would be stack captures for nothing (no command either way: replay-safe).
+    if (lateAlert || renewal || slot || job.once) await finishGuards(job, lateAlert, renewal, slot);
   }
+}
+
+/** What a guarded run finishes, whatever happened to it: its alert and renewal, its slot, a one-off's end. */
+async function finishGuards(
+  job: RunJobContext,
+  lateAlert: Promise<void> | undefined,
+  renewal: Promise<void> | undefined,
+  slot: SlotHolder | undefined,
+): Promise<void> {
+  await CancellationScope.nonCancellable(async () => {
+    await lateAlert;
+    await renewal;
+    if (slot) {
+      try {
+        await getExternalWorkflowHandle(semaphoreWorkflowId(job.jobId)).signal(releaseSlotSignal, slot);
+      } catch (err) {
+        // The semaphore is gone (completed or terminated): nothing holds the slot any more.
+        log.warn('could not release the job slot', { jobId: job.jobId, error: String(err) });
+      }
+    }
+    if (job.once) await tflowFinishOneOff(job.jobId);
+  });
 }

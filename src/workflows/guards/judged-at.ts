@@ -35,10 +35,11 @@ export interface Judgement {
  * first workflow task). Only a run of a job with a misfire grace that is at least a second late asks the
  * server; any other run is judged at its first workflow task at no cost. Call before any await.
  */
-export async function judgedBehindPredecessor(
+export function judgedBehindPredecessor(
   job: RunJobContext,
   lagMs: number | undefined,
-): Promise<Judgement> {
+): Judgement | Promise<Judgement> {
+  // Not async: most runs are judged here at no cost (see judgedOccurrence in coalesce.ts).
   const grace = job.misfireGraceMs;
   // maxInstances > 1 is overlap ALLOW_ALL: every run starts at its own time, none is queued.
   const mayQueue = !job.coalesce && (job.maxInstances ?? 1) === 1;
@@ -46,6 +47,11 @@ export async function judgedBehindPredecessor(
   // Even a run within the grace by its own lag asks: its successor counts its time from when it was judged.
   if (lagMs < NO_LOOKUP_BELOW_MS) return { lateMs: lagMs };
   if (!patched(JUDGED_AT_PATCH)) return { lateMs: lagMs };
+  return judgedByLookup(job, lagMs);
+}
+
+/** The lookup of {@link judgedBehindPredecessor}: when the run's predecessor ended, from the server. */
+async function judgedByLookup(job: RunJobContext, lagMs: number): Promise<Judgement> {
   const info = workflowInfo();
   const now = Date.now();
   const nominal = now - lagMs;
