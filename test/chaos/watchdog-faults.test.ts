@@ -30,6 +30,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { scheduledRunWorkflowId } from '../../src/activities/alerts/evaluator/evaluator-sources';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAlertActivities } from '../../src/activities/alerts/alert-activities';
 import { AesGcmPayloadCodec, codecDataConverter } from '../../src/codec';
@@ -341,7 +342,7 @@ describe.concurrent('the alert worker process SIGKILLed', () => {
       const at = d.info.nextActionTimes.find((time) => time.getTime() >= Date.now() + 15_000)!;
       // A workflow holding the run's id: the server drops that start and counts it nowhere.
       blocker = await t.client.workflow.start('tflow-test-blocker', {
-        workflowId: `${d.action.workflowId}-${at.toISOString().replace(/\.\d{3}Z$/, 'Z')}`,
+        workflowId: scheduledRunWorkflowId(d.action.workflowId, at.getTime()),
         taskQueue: `${t.taskQueue}-nobody`,
       });
       // Killed once its heartbeat carries the time, before the time: no evaluator runs when it passes.

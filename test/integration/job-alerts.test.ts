@@ -1,3 +1,4 @@
+import { scheduledRunWorkflowId } from '../../src/activities/alerts/evaluator/evaluator-sources';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
@@ -376,7 +377,7 @@ describe('onMissed: an occurrence the server gave up starting', () => {
     // The server names the run of a scheduled time `<workflow id>-<time to the second, RFC 3339>` and
     // refuses a second workflow of that id: a workflow already holding it makes the server drop that
     // start, and count it nowhere (as when starts fail until the catch-up window ends).
-    const blockerId = `${d.action.workflowId}-${at.toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+    const blockerId = scheduledRunWorkflowId(d.action.workflowId, at.getTime());
     const blocker = await t.client.workflow.start('tflow-test-blocker', {
       workflowId: blockerId,
       taskQueue: `${t.taskQueue}-nobody`,

@@ -260,6 +260,14 @@ export async function startedRunsOf(client: Client, jobId: string, from: number)
 }
 
 /**
+ * The workflow id the server gives the run of a scheduled time (Temporal 1.32 appends the nominal time, to
+ * the second, RFC 3339, to the action's workflow id): it refuses a second workflow of that id.
+ */
+export function scheduledRunWorkflowId(runWorkflowId: string, nominal: number): string {
+  return `${runWorkflowId}-${new Date(nominal).toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+}
+
+/**
  * Whether the job's schedule started a run of nominal time `nominal` (epoch ms, whole seconds): a read of
  * the workflow the server names `<workflow id>-<nominal time, RFC 3339>`, from the history service, not
  * visibility (no lag). A workflow of that id that the schedule did not start (it has no
@@ -271,7 +279,7 @@ export async function scheduledRunExists(
   runWorkflowId: string,
   nominal: number,
 ): Promise<boolean> {
-  const id = `${runWorkflowId}-${new Date(nominal).toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+  const id = scheduledRunWorkflowId(runWorkflowId, nominal);
   try {
     const wf = await readingClient(client).workflow.getHandle(id).describe();
     return wf.typedSearchAttributes.get(SCHEDULED_BY_ID_ATTRIBUTE) === jobId;
