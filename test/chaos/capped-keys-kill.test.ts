@@ -12,7 +12,7 @@ import { ClientProcesses } from '../helpers/client-processes';
 import { WorkerProcesses } from '../helpers/worker-processes';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 import { cappedFor, PER_KEY, TOTAL } from '../fixtures/capped-pipeline';
-import { mostAtOnce, mostOfAKey, readAttempts } from '../fixtures/capped-log';
+import { mostAtOnce, mostOfAKey, readAttempts, semaphoreDiagnosis } from '../fixtures/capped-log';
 
 /*
  * Capped keys under a global cap when the worker is SIGKILLed in the middle: the worker that runs the
@@ -82,9 +82,23 @@ describe('capped keys when the worker is SIGKILLed', () => {
       for (const p of procs) p.go();
       const total = PROCESSES * PER_PROCESS;
 
+      const semaphoreId = concurrencyTotalSemaphoreId(cappedFor(t.taskQueue).name);
+      /** Waits for `what`; a timeout says what the semaphore was doing. */
+      const waitOrSay = async (what: string, probe: () => Promise<true | undefined>, ms: number) => {
+        try {
+          await waitFor(what, probe, ms);
+        } catch (err) {
+          const done = readAttempts(log).filter((a) => a.returned).length;
+          throw new Error(
+            `${(err as Error).message} (${done} of ${total} steps returned); ${await semaphoreDiagnosis(t.client, semaphoreId)}`,
+            { cause: err },
+          );
+        }
+      };
+
       // In the middle: a quarter of the runs done, slots held, the rest in line.
       // In a step, so that the kill cuts one short (a moment when every slot is between runs would not).
-      await waitFor(
+      await waitOrSay(
         'a quarter of the runs to return, with a step running',
         async () => {
           const attempts = readAttempts(log);
@@ -99,8 +113,8 @@ describe('capped keys when the worker is SIGKILLed', () => {
       alive.push(await workers.start(t, log));
 
       const outcomes = () => procs.flatMap((p) => p.lines.filter((l) => /^(done|failed) /.test(l)));
-      const semaphore = t.client.workflow.getHandle(concurrencyTotalSemaphoreId(cappedFor(t.taskQueue).name));
-      await waitFor(
+      const semaphore = t.client.workflow.getHandle(semaphoreId);
+      await waitOrSay(
         'every run to end',
         async () => (outcomes().length === total ? true : undefined),
         360_000,

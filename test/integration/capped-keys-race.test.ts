@@ -11,7 +11,7 @@ import { ClientProcesses } from '../helpers/client-processes';
 import { WorkerProcesses } from '../helpers/worker-processes';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
 import { cappedFor, PER_KEY, TOTAL } from '../fixtures/capped-pipeline';
-import { mostAtOnce, mostOfAKey, readAttempts } from '../fixtures/capped-log';
+import { mostAtOnce, mostOfAKey, readAttempts, semaphoreDiagnosis } from '../fixtures/capped-log';
 
 /*
  * "Never more than either limit at once, no waiter left behind": 200 runs of a pipeline with 2 per key
@@ -74,12 +74,8 @@ describe('capped keys under a global cap, racing', () => {
           360_000,
         );
       } catch (err) {
-        const [holders, waiting] = await Promise.all([
-          semaphore.query(holdersQuery),
-          semaphore.query(waitingQuery),
-        ]);
         throw new Error(
-          `${(err as Error).message}: ${outcomes().length} of ${total} runs ended; semaphore holds ${holders.length}, ${waiting.length} waiting`,
+          `${(err as Error).message}: ${outcomes().length} of ${total} runs ended; ${await semaphoreDiagnosis(t.client, semaphore.workflowId)}`,
           { cause: err },
         );
       }

@@ -12,6 +12,7 @@ import { temporal } from '@temporalio/proto';
 import { RUN_HEADER } from '../../src/workflows/idempotency/run-header';
 import {
   SEMAPHORE_LIVENESS_PATCH,
+  SEMAPHORE_CHECK_ACTIVITY_PATCH,
   SEMAPHORE_LOCAL_CHECK_PATCH,
   SEMAPHORE_OWN_QUEUE_PATCH,
   SEMAPHORE_TASK_QUEUE,
@@ -56,7 +57,7 @@ const sinks = {
 };
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, the shared alert evaluator and its deliveries, a run that tells no watchdog, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity), local steps, a failing onFailure hook, steps served on other task queues, capped keys under a total (round-robin, cancel-in-progress, skip), flow control (debounce, batch, dedupe)', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, the shared alert evaluator and its deliveries, a run that tells no watchdog, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity, then as an activity again), local steps, a failing onFailure hook, steps served on other task queues, capped keys under a total (round-robin, cancel-in-progress, skip), flow control (debounce, batch, dedupe)', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'alert-delivery-silent.json',
@@ -76,6 +77,8 @@ describe('replay of recorded histories', () => {
         'concurrency-semaphore-checked.json',
         'concurrency-key-reasked-local-check.json',
         'concurrency-semaphore-checked-local-check.json',
+        'concurrency-key-reasked-activity-check.json',
+        'concurrency-semaphore-checked-activity-check.json',
         'dead-letter-filed.json',
         'dead-letter-keeper.json',
         'dead-letter-redriven.json',
@@ -432,6 +435,27 @@ describe('replay of recorded histories', () => {
       semaphore.events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
     ).toHaveLength(2);
     expect(semaphore.events.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
+  });
+
+  it('behind its patch, the semaphore checks its holders in an activity on its own queue again, no local activity', async () => {
+    const semaphore = await readHistoryFile(
+      path.join(dir, 'concurrency-semaphore-checked-activity-check.json'),
+    );
+    expect(patchesOf(semaphore)).toEqual([SEMAPHORE_LIVENESS_PATCH, SEMAPHORE_CHECK_ACTIVITY_PATCH]);
+    const queue = semaphore.events[0]!.workflowExecutionStartedEventAttributes!.taskQueue!.name;
+    const checks = semaphore.events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'tflowLiveHolders',
+    );
+    // The same two checks as concurrency-semaphore-checked.json, on the semaphore's own task queue.
+    expect(checks).toHaveLength(2);
+    expect(checks.map((e) => e.activityTaskScheduledEventAttributes!.taskQueue!.name)).toEqual([
+      queue,
+      queue,
+    ]);
+    expect(queue).toBe(SEMAPHORE_TASK_QUEUE);
+    expect(
+      semaphore.events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
+    ).toEqual([]);
   });
 
   it('detects a run whose recorded commands no longer match (the check can fail)', async () => {

@@ -13,7 +13,10 @@
  *
  * With an argument, the files are named `<name>-<argument>.json`: behind SEMAPHORE_LOCAL_CHECK_PATCH (the
  * check as a local activity) the same runs were recorded with `local-check`:
- * concurrency-key-reasked-local-check.json and concurrency-semaphore-checked-local-check.json.
+ * concurrency-key-reasked-local-check.json and concurrency-semaphore-checked-local-check.json; behind
+ * SEMAPHORE_CHECK_ACTIVITY_PATCH (the check an activity on the semaphore's own queue again) with
+ * `activity-check`: concurrency-key-reasked-activity-check.json and
+ * concurrency-semaphore-checked-activity-check.json.
  *
  * Same rule as record.ts: re-record only on purpose; add new files rather than overwrite old ones.
  */

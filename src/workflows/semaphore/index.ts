@@ -10,6 +10,7 @@ export {
   holdersQuery,
   queueForSlotUpdate,
   releaseSlotSignal,
+  SEMAPHORE_CHECK_ACTIVITY_PATCH,
   SEMAPHORE_LIVENESS_PATCH,
   SEMAPHORE_LOCAL_CHECK_PATCH,
   SEMAPHORE_OWN_QUEUE_PATCH,

@@ -121,6 +121,21 @@ export const SLOT_REASK_PATCH = 'tflow-concurrency-slot-reask';
 export const SEMAPHORE_LOCAL_CHECK_PATCH = 'tflow-semaphore-local-check';
 
 /**
+ * Patch of the semaphore's liveness check as a regular activity on the semaphore's own task queue again
+ * (after {@link SEMAPHORE_LOCAL_CHECK_PATCH}): since {@link SEMAPHORE_TASK_QUEUE} the check runs on the
+ * semaphore worker, whose activity slots the asking runs never take, so the reason for the local activity
+ * is gone, and the local activity made the semaphore's history unreplayable: a check that ran past the
+ * workflow task's heartbeat (8 s of its 10 s timeout: a long line on a loaded worker) left the task it
+ * started in, and replay ordered the commands of the handlers that ran meanwhile (grants, update answers)
+ * and of the main loop (its timer) differently, so every later workflow task failed with a
+ * nondeterminism error (`Signal external WF machine does not handle this event: ... TimerCanceled`,
+ * `Update machine does not handle ... TimerCanceled`) once the semaphore was replayed (a worker restarted
+ * or killed, its cache evicted): its runs waited for good. A regular activity's answer is an event of its
+ * own, which replay reads in place.
+ */
+export const SEMAPHORE_CHECK_ACTIVITY_PATCH = 'tflow-semaphore-check-activity';
+
+/**
  * Patch of a semaphore asked by a worker whose semaphore queue ({@link SlotRequest.queue}) is not the one it
  * runs on (a semaphore started on a run's own queue by a worker from before {@link SEMAPHORE_TASK_QUEUE}):
  * once the ask is answered, it continues as new on that queue, its holders, lines and liveness clock

@@ -16,6 +16,7 @@ import {
   holdersQuery,
   queueForSlotUpdate,
   releaseSlotSignal,
+  SEMAPHORE_CHECK_ACTIVITY_PATCH,
   SEMAPHORE_LIVENESS_PATCH,
   SEMAPHORE_LOCAL_CHECK_PATCH,
   SEMAPHORE_OWN_QUEUE_PATCH,
@@ -40,9 +41,17 @@ const LIVENESS_CHECK_MS = 60_000;
 const checkOptions = { startToCloseTimeout: '30s', retry: { maximumAttempts: 5 } } as const;
 const { tflowLiveHolders } = proxyActivities<SemaphoreActivities>(checkOptions);
 const local = proxyLocalActivities<SemaphoreActivities>(checkOptions);
-/** The liveness check, as a local activity behind {@link SEMAPHORE_LOCAL_CHECK_PATCH}. */
+/**
+ * The liveness check: a regular activity on the semaphore's queue behind {@link SEMAPHORE_CHECK_ACTIVITY_PATCH}
+ * (a local activity that outlasted the workflow task made the history unreplayable: see the patch); a local
+ * activity in the histories of {@link SEMAPHORE_LOCAL_CHECK_PATCH} before it, a regular one before that.
+ */
 const liveHolders = (asked: SlotHolder[]): Promise<string[]> =>
-  patched(SEMAPHORE_LOCAL_CHECK_PATCH) ? local.tflowLiveHolders(asked) : tflowLiveHolders(asked);
+  patched(SEMAPHORE_CHECK_ACTIVITY_PATCH)
+    ? tflowLiveHolders(asked)
+    : patched(SEMAPHORE_LOCAL_CHECK_PATCH)
+      ? local.tflowLiveHolders(asked)
+      : tflowLiveHolders(asked);
 
 /**
  * The semaphore behind `maxInstances: N > 1` (one per job id) and behind a pipeline's `concurrencyKey`
