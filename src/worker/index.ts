@@ -17,7 +17,10 @@ export {
   WORKFLOW_INTERCEPTOR_MODULES,
 } from './create-worker';
 export {
+  ALERT_WORKFLOWS_PATH,
+  buildAlertWorkflowBundle,
   buildWorkflowBundle,
+  PREBUILT_ALERT_WORKFLOW_BUNDLE_PATH,
   PREBUILT_TRACED_WORKFLOW_BUNDLE_PATH,
   PREBUILT_WORKFLOW_BUNDLE_PATH,
 } from './workflow-bundle';
