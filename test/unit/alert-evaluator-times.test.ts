@@ -5,11 +5,16 @@ import {
   NOT_STARTED_MARGIN_MS,
   START_ATTEMPTS_MAX_MS,
 } from '../../src/activities/alerts/evaluator/evaluator-times';
+import type { Client } from '@temporalio/client';
 import {
   checkByRuns,
+  checkCounts,
+  expectFrom,
   settleByRuns,
   STORM_WAIT_MS,
+  type CheckContext,
 } from '../../src/activities/alerts/evaluator/evaluator-checks';
+import type { JobReading } from '../../src/activities/alerts/evaluator/evaluator-sources';
 import type { WatchedJob } from '../../src/activities/alerts/evaluator/evaluator-state';
 import { alertDeliveryWorkflowId } from '../../src/workflows/alerts/evaluator-defs';
 
@@ -165,5 +170,92 @@ describe('the not-started cause', () => {
       `tflow-alert:missed:not-started:${T}:${Date.parse('2026-12-01T10:00:00.000Z')}:nightly`,
     );
     expect(cause('2026-12-06T03:00:00.000Z')).not.toBe(cause('2026-12-05T03:00:00.000Z'));
+  });
+});
+
+describe('checkCounts: counted skips are not reported again as not-started (checker seed 8093)', () => {
+  /** The alerts raised: raiseOnce starts a delivery workflow; the client records the starts asked. */
+  function context(readings: JobReading[]) {
+    const started: string[] = [];
+    const client = {
+      workflow: {
+        start: async (_type: string, opts: { workflowId: string }) => {
+          started.push(opts.workflowId);
+          return {};
+        },
+      },
+    } as unknown as Client;
+    let read = 0;
+    const ctx: CheckContext = {
+      client,
+      taskQueue: 'alerts',
+      reread: async () => readings[Math.min(read++, readings.length - 1)],
+      runsOf: () => [],
+      confirmRuns: async () => [],
+      runExists: async () => false,
+    };
+    return { ctx, started };
+  }
+  const every4s = (from: number) => Array.from({ length: 10 }, (_, i) => from + i * 4 * S);
+  const reading = (over: Partial<JobReading>): JobReading => ({
+    jobId: 'j4s',
+    taskQueue: 'jobs',
+    config: { onMissed: webhook },
+    createdAt: '2026-12-05T00:40:00.000Z',
+    paused: false,
+    counts: { missedCatchupWindow: 0, overlapSkipped: 0 },
+    expectedTimes: [],
+    jitterMs: 0,
+    catchupMs: CATCHUP,
+    bufferSize: 0,
+    editToken: 1n,
+    runWorkflowId: 'j4s-run',
+    ...over,
+  });
+
+  it('raises the counted skips once, and no not-started for those times when they settle later', async () => {
+    // Read 0: times T.. every 4 s listed. Read 1 (T + 19 s): the counters gained 6 overlap skips, the
+    // times T+12 s and T+16 s have no run and are not settled yet. Read 2 (T + 50 s): nothing more counted.
+    const r0 = reading({ expectedTimes: every4s(T), nextActionAt: T });
+    const r1 = reading({
+      counts: { missedCatchupWindow: 0, overlapSkipped: 6 },
+      expectedTimes: every4s(T + 20 * S),
+      nextActionAt: T + 20 * S,
+    });
+    const r2 = reading({ ...r1, expectedTimes: every4s(T + 52 * S), nextActionAt: T + 52 * S });
+    const { ctx, started } = context([r1, r2]);
+    const job: WatchedJob = {
+      jobId: 'j4s',
+      config: { onMissed: webhook },
+      createdAt: r0.createdAt,
+      countsDueAt: T + 19 * S,
+      paused: false,
+      counts: { missedCatchupWindow: 0, overlapSkipped: 0 },
+      nextActionAt: T,
+    };
+    expectFrom(job, r0, []);
+    await checkCounts(ctx, job, T + 19 * S);
+    expect(started).toEqual([expect.stringMatching(/^tflow-alert:missed:overlap:6:/)]);
+    await checkCounts(ctx, job, T + 50 * S);
+    // Before the fix: two more, tflow-alert:missed:not-started:<T+12 s> and <T+16 s>.
+    expect(started).toHaveLength(1);
+  });
+
+  it('still raises not-started for a time with no run when nothing was counted', async () => {
+    const r0 = reading({ expectedTimes: [T, T + 86_400 * S], nextActionAt: T });
+    const r1 = reading({ expectedTimes: [T + 86_400 * S], nextActionAt: T + 86_400 * S });
+    const { ctx, started } = context([r1]);
+    const job: WatchedJob = {
+      jobId: 'j4s',
+      config: { onMissed: webhook },
+      createdAt: r0.createdAt,
+      countsDueAt: T + 50 * S,
+      paused: false,
+      counts: { missedCatchupWindow: 0, overlapSkipped: 0 },
+      nextActionAt: T,
+    };
+    expectFrom(job, r0, []);
+    await checkCounts(ctx, job, T + CATCHUP + NOT_STARTED_MARGIN_MS);
+    expect(started).toEqual([`tflow-alert:missed:not-started:${T}:${Date.parse(r0.createdAt)}:j4s`]);
   });
 });
