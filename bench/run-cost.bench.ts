@@ -15,10 +15,10 @@
  *   npm run bench -- run-cost
  *   TEMPORAL_ADDRESS=127.0.0.1:7233 npx tsx bench/run-cost.bench.ts --runs 100 --rounds 3 --inflight 20
  */
-import v8 from 'node:v8';
 import { PipelineClient } from '../src/client/runs/pipeline-client';
 import { noopSides, type NoopWorkers } from './noop-sides';
 import { ownThreadsCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
+import { promisesPerRun } from './promise-count';
 import { intArg, reportRows, type SummaryRow } from './summary';
 import { timeInFlight } from './timing';
 
@@ -123,24 +123,10 @@ async function main(): Promise<void> {
   const debug = await bench.startWorkers({ debugMode: true });
   const debugWorkers = [debug.pipelineWorker, debug.baselineWorker];
   const debugRunners = runnersOn(debug);
-  const counted = {} as Record<Side, number>;
+  let counted = {} as Record<Side, number>;
   const count = async () => {
     try {
-      for (const side of sides) {
-        await debugRunners[side](1); // warm-up: the sandbox's first run loads its modules
-        let promises = 0;
-        const stop = v8.promiseHooks.createHook({
-          init(promise: Promise<unknown>) {
-            if (promise.constructor !== Promise) promises++; // the sandbox's own Promise: workflow code
-          },
-        }) as () => void; // typed `Function` by @types/node
-        try {
-          await debugRunners[side](1);
-        } finally {
-          stop();
-        }
-        counted[side] = promises;
-      }
+      counted = await promisesPerRun(sides, (side) => debugRunners[side](1));
     } finally {
       for (const w of debugWorkers) w.shutdown();
     }

@@ -6,7 +6,8 @@
  * path and result (the bench's client is in the same process), payload and protobuf encode/decode, the
  * SDK's workflow activation, our interpreter, interceptors, sinks and logging, the activities, the rest of
  * the SDK worker, garbage collection. Beside it: the thread CPU /proc counted over the same runs, and the
- * bytes of one run (input, result, user metadata, the whole history).
+ * bytes of one run (input, result, user metadata, the whole history) and the promises one run creates in
+ * the sandbox (bench/promise-count.ts).
  *
  * Written to the output folder (`--out`, default .tflow/bench/run-profile/, ignored by git), for each
  * side: `<side>-main.cpuprofile` and `<side>-workflow-<n>.cpuprofile` (open them in Chrome DevTools'
@@ -35,6 +36,7 @@ import {
 import { bytesByPart, type HistoryPart } from './history-bytes';
 import { noopSides } from './noop-sides';
 import { ownThreadsCpuMs } from './process-cpu';
+import { promisesPerRun } from './promise-count';
 import { intArg, reportRows, type SummaryRow } from './summary';
 import { timeInFlight } from './timing';
 
@@ -166,6 +168,29 @@ async function main(): Promise<void> {
   await Promise.all([workers.pipelineWorker.run(), workers.baselineWorker.run(), measure()]);
   profiler.close();
 
+  // Promises per run in the sandbox: on workers in debug mode (workflows on this thread, where the hook is).
+  const debug = await bench.startWorkers({ debugMode: true });
+  const debugPipelines = new PipelineClient(client, { taskQueue: debug.pipelineQueue });
+  const debugRunners: Record<Side, () => Promise<unknown>> = {
+    pipeline: () => debugPipelines.run(regular, [1]),
+    handWritten: () => bench.handWritten('baselineWorkflow', debug.baselineQueue)(1),
+    pipelineLocal: () => debugPipelines.run(local, [1]),
+    handWrittenLocal: () => bench.handWritten('baselineLocalWorkflow', debug.baselineQueue)(1),
+  };
+  let promises = {} as Record<Side, number>;
+  await Promise.all([
+    debug.pipelineWorker.run(),
+    debug.baselineWorker.run(),
+    (async () => {
+      try {
+        promises = await promisesPerRun(sides, (side) => debugRunners[side]());
+      } finally {
+        debug.pipelineWorker.shutdown();
+        debug.baselineWorker.shutdown();
+      }
+    })(),
+  ]);
+
   const out: string[] = [];
   const say = (line = '') => {
     out.push(line);
@@ -227,6 +252,13 @@ async function main(): Promise<void> {
       say(`${`  ${t}`.padEnd(44)} ${f(ov)} ${f(bv)} ${f(ov - bv)}`);
       rows.push(row(`thread CPU per run (profiled): ${t}`, ours, base, ov, bv));
     }
+    say(
+      `${'promises per run in the sandbox'.padEnd(44)} ${String(promises[ours]).padStart(8)} ${String(promises[base]).padStart(8)} ${String(promises[ours] - promises[base]).padStart(8)}`,
+    );
+    rows.push({
+      ...row('promises per run in the workflow sandbox', ours, base, promises[ours], promises[base]),
+      unit: 'promises',
+    });
     say('bytes of one run (B):');
     for (const p of [...BYTES, 'events'] as const) {
       say(
