@@ -92,6 +92,10 @@ export function registerSetupCommands(program: Command, env: TflowEnv): void {
       "the schedulers' alert task queue (watchdogTaskQueue; env TFLOW_WATCHDOG_TASK_QUEUE); doctor checks the evaluator of each queue the jobs name, so this only says which one a job written before it names",
       env.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE,
     )
+    .option(
+      '--semaphore-task-queue <name>',
+      "the semaphore task queue the workers poll (createWorker's semaphoreTaskQueue; default tflow-semaphores, tflow-semaphores-codec with TFLOW_CODEC_KEYS); doctor also checks the queue of every running semaphore",
+    )
     .option('--json', 'print JSON')
     .action(
       async (
@@ -99,6 +103,7 @@ export function registerSetupCommands(program: Command, env: TflowEnv): void {
           taskQueue: string;
           repair?: boolean;
           watchdogTaskQueue: string;
+          semaphoreTaskQueue?: string;
           json?: boolean;
         },
       ) => {
@@ -109,6 +114,7 @@ export function registerSetupCommands(program: Command, env: TflowEnv): void {
           taskQueue: opts.taskQueue,
           repair: opts.repair ?? false,
           watchdogTaskQueue: opts.watchdogTaskQueue,
+          ...(opts.semaphoreTaskQueue !== undefined ? { semaphoreTaskQueue: opts.semaphoreTaskQueue } : {}),
           ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
         });
         console.log(opts.json ? JSON.stringify(report, null, 2) : doctorLines(report).join('\n'));

@@ -9,6 +9,7 @@ export type CheckId =
   | 'retention'
   | 'workers'
   | 'step-queues'
+  | 'semaphores'
   | 'jobs'
   | 'job-parts'
   | 'job-alerts'

@@ -13,6 +13,7 @@ import {
   doctorContext,
 } from './doctor-checks';
 import { checkStepQueues } from './step-queues-check';
+import { checkSemaphores, expectedSemaphoreQueue } from './semaphores-check';
 import type { CheckId, DoctorCheck, DoctorReport } from './doctor-types';
 
 export interface DoctorOptions {
@@ -34,6 +35,11 @@ export interface DoctorOptions {
    * the evaluator of each queue named; accepted for the callers of earlier versions. @default 'tflow-watchdog'
    */
   watchdogTaskQueue?: string;
+  /**
+   * The semaphore task queue the workers poll (createWorker's `semaphoreTaskQueue`). @default
+   * 'tflow-semaphores', or 'tflow-semaphores-codec' when `dataConverter` is given (workers with a codec)
+   */
+  semaphoreTaskQueue?: string;
 }
 
 const ORDER: CheckId[] = [
@@ -43,6 +49,7 @@ const ORDER: CheckId[] = [
   'retention',
   'workers',
   'step-queues',
+  'semaphores',
   'jobs',
   'job-parts',
   'job-alerts',
@@ -61,7 +68,8 @@ function skippedAfter(failed: CheckId, done: DoctorCheck[]): DoctorCheck[] {
 /**
  * Checks what temporal-flow needs of a server and namespace, and explains each finding with its fix:
  * server reachable and credentials accepted, namespace, search attributes, retention, workers polling the
- * task queue, a worker on each other queue the jobs' steps need (steps served elsewhere), jobs whose last run failed or was skipped, an alert queue in use with no evaluator or a one-off's owed run (with
+ * task queue, a worker on each other queue the jobs' steps need (steps served elsewhere), a worker on the
+ * semaphore task queue and on the queue of every running semaphore (concurrency keys, maxInstances), jobs whose last run failed or was skipped, an alert queue in use with no evaluator or a one-off's owed run (with
  * `repair`, repaired), jobs whose alerts are not evaluated, and the schedule start rate (not readable: said so). `ok` is false when something
  * blocks runs. What `tflow doctor` runs; never throws for a finding.
  */
@@ -107,10 +115,15 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const ns = await checkNamespace(ctx);
     checks.push(...ns.checks);
     if (!ns.exists) return report([...checks, ...skippedAfter('namespace', checks)]);
-    const [attributes, workers, stepQueues, jobs, parts, alerts] = await Promise.all([
+    const semaphoreQueue = expectedSemaphoreQueue({
+      ...(options.semaphoreTaskQueue !== undefined ? { semaphoreTaskQueue: options.semaphoreTaskQueue } : {}),
+      codec: options.dataConverter !== undefined,
+    });
+    const [attributes, workers, stepQueues, semaphores, jobs, parts, alerts] = await Promise.all([
       checkSearchAttributes(ctx),
       checkWorkers(ctx),
       checkStepQueues(ctx),
+      checkSemaphores(ctx, semaphoreQueue),
       checkJobs(ctx),
       checkJobParts(ctx, {
         repair: options.repair ?? false,
@@ -118,7 +131,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       }),
       checkJobAlerts(ctx),
     ]);
-    checks.push(attributes, workers, stepQueues, jobs, parts, alerts, checkScheduleStartRate());
+    checks.push(attributes, workers, stepQueues, semaphores, jobs, parts, alerts, checkScheduleStartRate());
     checks.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
     return report(checks);
   } finally {
