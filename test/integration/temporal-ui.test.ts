@@ -115,8 +115,9 @@ describe('the Temporal UI', () => {
         ),
       );
     const pageText = async () => (await frameTexts()).join('\n');
-    // The run page's history names each step by its summary.
-    await expect.poll(pageText, { timeout: 30_000 }).toMatch(/Summary\s+transform/);
+    // The run page's history names each step: a step named as its activity by its activity type (it has no
+    // summary of its own since eb57bfd: the type says it).
+    await expect.poll(pageText, { timeout: 30_000 }).toMatch(/Activity Type\s+transform/);
     // Its User Metadata tab: the static summary and steps, and the workflow's current details (a query).
     await page.getByText('User Metadata', { exact: true }).click();
     await expect.poll(pageText, { timeout: 30_000 }).toContain('Current step: transform');
