@@ -94,9 +94,12 @@ export function shareSemaphoreWorker(options: SemaphoreWorkerOptions): Semaphore
         state = 'STOPPED';
         if (--shared.running === 0 && shared.current) {
           const last = await shared.current.catch(() => undefined);
-          // Unless a share started to run meanwhile.
-          if (shared.running === 0 && last?.worker.getState() === 'RUNNING') {
-            last.worker.shutdown();
+          // Unless a share started to run meanwhile. A worker already stopping (the SDK's runtime shuts
+          // every worker down on SIGINT itself) is waited for too: else this run() returned before the
+          // semaphore worker let go of the connection, and closing it threw "Cannot close connection while
+          // Workers hold a reference to it" (npm start stopped with Ctrl-C soon after it started).
+          if (shared.running === 0 && last) {
+            if (last.worker.getState() === 'RUNNING') last.worker.shutdown();
             // So that the connection can be closed once the worker's run() returns.
             await last.done.catch(() => undefined);
           }
