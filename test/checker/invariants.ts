@@ -29,12 +29,20 @@
  *    holds back. A backfilled time is neither (the backfill passes BUFFER_ALL, or ALLOW_ALL for a job
  *    that allows overlap, and Temporal starts its times as manual starts, which no pause, catch-up window
  *    or overlap skips): with Mb the CERTAIN backfilled times without a run and D the full buffer's drops,
- *    Mb <= B + D. Checked for jobs still there at the end (their counters are read after a final pause);
- *    for a job the runner removes (to make room, or a `remove` of the plan, with the client or the CLI),
- *    M <= S + B on the times of its own trigger before the counters were read, just before its first
- *    remove, and before the first time the schedule had not processed then (its next action time);
- *    S <= M + U is not checked there. Not for a job a prune removed, nor for a one-off, nor for one
- *    found gone when its counters were read, which must have had a remove sent before.
+ *    Mb <= B + D. Per time too, counters or not: Temporal's scheduler processes its times in order, so a
+ *    missing time T of the job's own trigger was processed by the start of the first run of a later time
+ *    of it (one no trigger call can account for); it can be an overlap skip or a buffered start only if a
+ *    run of the job was open at some instant from T to then, and a catch-up skip only if that start came
+ *    more than the catch-up window (max(10 s, grace), a year without a grace) after T. A time neither can
+ *    stand for is a violation on its own; with the counters, the times only an overlap skip (or B) can
+ *    stand for must not exceed those counts, nor those only a catch-up skip can its count (a full
+ *    buffer's drops may stand for either). Checked for jobs still there at the end (their counters are
+ *    read after a final pause); for a job the runner removes (to make room, a `remove` of the plan with
+ *    the client or the CLI, or an `apply --prune`), M <= S + B and the kinds on the times before the
+ *    counters were read, just before its first remove, and before the first time the schedule had not
+ *    processed then (its next action time; a one-off with none has processed its time), and S <= M + U
+ *    on the times up to that remove. Not for one found gone when its counters were read, which must
+ *    have had a remove sent before.
  *    (d) a run that skipped itself names a reason that holds, judged against the graces it may have
  *    started with (the one the last modify answered before it started set, and those of calls in flight):
  *    `misfire` only when one of them is set and the run closed at least that grace (less 1 s) after its

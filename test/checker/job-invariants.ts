@@ -20,6 +20,13 @@ export const CATCH_UP_MS = 15_000;
 export const ONE_OFF_LEAD_MS = 1_000;
 /** How many backfilled times Temporal's scheduler takes into its buffer a wake (BackfillsPerIteration). */
 export const BACKFILL_BATCH = 10;
+/**
+ * Temporal's catch-up window: its minimum (MinCatchupWindow) and its default when none is set
+ * (DefaultCatchupWindow, a year). temporal-flow sets max(10 s, misfireGraceTime) for a job with a grace
+ * and none without (src/schedule/policies.ts; a modify that drops the grace drops the window).
+ */
+export const MIN_CATCHUP_MS = 10_000;
+export const DEFAULT_CATCHUP_MS = 365 * 24 * 3_600_000;
 
 export type State = 'active' | 'inactive' | 'ambiguous';
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -283,6 +290,26 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
   const missingAmbiguous = [...times].filter(([t, s]) => s === 'ambiguous' && !byTime.has(t)).length;
   for (const [t, s] of times)
     if (s !== 'inactive') tally.nominalTime(kindOf.get(t) ?? '?', s === 'active' ? 'certain' : 'ambiguous');
+  // (c) per time, first: which counted skip could stand for each missing time of the job's own trigger.
+  // Those no count can stand for are violations whatever the counters say, read or not.
+  const kinds = skipKinds(job, h, times, backfilled, causes);
+  const judged = missingCertain.filter((t) => !backfilled(t)).map((t) => ({ t, ...kinds(t) }));
+  const unexplained = judged.filter((x) => !x.overlap && !x.catchUp).map((x) => x.t);
+  const firstRemove = job.states.find((s) => s.kind === 'remove');
+  if (!job.counters && !job.countersBeforeRemove)
+    tally.check('I1c', 'certain', judged.filter((x) => x.next !== undefined).length);
+  if (unexplained.length > 0) {
+    findings.push(
+      `job ${job.id} (${triggersText(job)}): ${unexplained.length} certain nominal times without a run that no skip Temporal counts can stand for, ${unexplained.map(iso).join(', ')}`,
+    );
+    v.push({
+      invariant: 'I1c',
+      detail: `job ${job.id}: ${unexplained.length} nominal times had no run, and no skip Temporal counts can stand for them: no run of the job was in flight from each to the start of a later time's run, so no overlap skip (nor a buffered start), and that run started within the catch-up window (${catchUpWindow(job)} ms), so no catch-up skip: ${judged
+        .filter((x) => !x.overlap && !x.catchUp)
+        .map((x) => `${iso(x.t)} (next run started ${iso(x.next!)})`)
+        .join(', ')} (${describeCalls(job)})`,
+    });
+  }
   // (c) Only where the schedule's counters were read can a missing time be checked.
   if (job.counters) {
     tally.check('I1c', 'certain', missingCertain.length);
@@ -303,15 +330,24 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
     // A time counted as dropped by a pause may instead have been missed by the catch-up window (counted):
     // the scheduler, woken late after an outage, skips it before the pause drops the rest.
     const U = missingAmbiguous + dropped.length + triggersWithoutRun;
-    if (missingCertain.length > S + B) {
+    // The times flagged one by one above are not counted again; the others by total, then by kind.
+    const counted = missingCertain.filter((t) => !unexplained.includes(t));
+    if (counted.length > S + B) {
       findings.push(
-        `job ${job.id} (${triggersText(job)}): ${missingCertain.length - S - B} certain nominal times without a run or a counted skip, among ${missingCertain.map(iso).join(', ')}`,
+        `job ${job.id} (${triggersText(job)}): ${counted.length - S - B} certain nominal times without a run or a counted skip, among ${counted.map(iso).join(', ')}`,
       );
       v.push({
         invariant: 'I1c',
-        detail: `job ${job.id}: ${missingCertain.length} nominal times had no outcome but Temporal counted only ${S} skips (+${B} buffered): ${missingCertain.map(iso).join(', ')} (${describeCalls(job)})`,
+        detail: `job ${job.id}: ${counted.length} nominal times had no outcome but Temporal counted only ${S} skips (+${B} buffered): ${counted.map(iso).join(', ')} (${describeCalls(job)})`,
       });
-    }
+    } else
+      byKind(
+        job,
+        judged.filter((x) => counted.includes(x.t)),
+        job.counters,
+        'at rest',
+        v,
+      );
     if (S > 0) tally.check('I1c');
     if (S > missingCertain.length + U)
       v.push({
@@ -338,15 +374,39 @@ export function checkJob(job: JobLife, h: History, v: Violation[], tally: Tally,
       'missing time still buffered when read before its removal',
       Math.min(B, Math.max(0, lost.length - S)),
     );
-    if (lost.length > S + B) {
+    const counted = lost.filter((t) => !unexplained.includes(t));
+    if (counted.length > S + B) {
       findings.push(
-        `job ${job.id} (${triggersText(job)}): ${lost.length - S - B} certain nominal times without a run or a counted skip before it was removed, among ${lost.map(iso).join(', ')}`,
+        `job ${job.id} (${triggersText(job)}): ${counted.length - S - B} certain nominal times without a run or a counted skip before it was removed, among ${counted.map(iso).join(', ')}`,
       );
       v.push({
         invariant: 'I1c',
-        detail: `job ${job.id}: ${lost.length} nominal times it had processed before its removal (read at ${iso(before.readAt)}, next ${iso(before.processedBefore)}) had no outcome but Temporal counted only ${S} skips (+${B} buffered): ${lost.map(iso).join(', ')} (${describeCalls(job)})`,
+        detail: `job ${job.id}: ${counted.length} nominal times it had processed before its removal (read at ${iso(before.readAt)}, next ${iso(before.processedBefore)}) had no outcome but Temporal counted only ${S} skips (+${B} buffered): ${counted.map(iso).join(', ')} (${describeCalls(job)})`,
       });
-    }
+    } else
+      byKind(
+        job,
+        judged.filter((x) => counted.includes(x.t)),
+        before,
+        'when read before its removal',
+        v,
+      );
+    // S <= M + U on what the schedule can have counted by the read: a skip is counted when its time is
+    // processed, so only times before the read's answer, which came before the first remove was sent.
+    // Not limited to the times before its next action time: a time skipped for the catch-up window does
+    // not move the schedule's last processed time (UseLastAction), so it may still be listed as next.
+    const until = (firstRemove?.t0 ?? before.readAt) + SLACK_MS;
+    const Mr = missingCertain.filter((t) => t <= until).length;
+    const Ur =
+      [...times].filter(([t, s]) => s === 'ambiguous' && !byTime.has(t) && t <= until).length +
+      dropped.filter((t) => t <= until).length +
+      causes.filter((c) => c.kind === 'trigger' && !c.used && c.lo <= until).length;
+    if (S > 0) tally.check('I1c');
+    if (S > Mr + Ur)
+      v.push({
+        invariant: 'I1c',
+        detail: `job ${job.id}: Temporal counted ${S} skips when read before its removal (${iso(before.readAt)}), more than the ${Mr} certain and ${Ur} possible occasions without a run before then (${describeCalls(job)})`,
+      });
     // Its backfills answered before the read, likewise (backfillBound): a backfill's times enter the
     // schedule's buffer at its next wake (processBackfills, at most BACKFILL_BATCH a wake), so a window of
     // no more than that, sent before the read, was then run, buffered or dropped from a full buffer. Not
@@ -416,14 +476,7 @@ function droppedFromBuffer(job: JobLife, h: History, t: number): boolean {
     ...job.states.filter((s) => s.kind !== 'resume'),
     ...(job.finalPause ? [job.finalPause] : []),
   ];
-  const spans = job.runs.map((r) => {
-    const closed = r.closedAt?.getTime() ?? Infinity;
-    let hi = closed + SLACK_MS;
-    for (const f of h.faults)
-      if (isServerFault(f) && f.t0 <= hi && f.t1 + CATCH_UP_MS >= closed)
-        hi = Math.max(hi, f.t1 + CATCH_UP_MS);
-    return { lo: r.startedAt.getTime() - SLACK_MS, hi };
-  });
+  const spans = runSpans(job, h);
   const covered = (from: number, to: number) => {
     let reach = from;
     for (const s of [...spans].sort((a, b) => a.lo - b.lo)) {
@@ -441,6 +494,109 @@ function droppedFromBuffer(job: JobLife, h: History, t: number): boolean {
         (r) => r.scheduledAt && r.scheduledAt.getTime() > t && r.startedAt.getTime() < p.t0 - SLACK_MS,
       ),
   );
+}
+
+/**
+ * When a run of the job may have held a buffered start back: from its start to its close, give or take
+ * the slack, and past a server fault the close falls in (the scheduler learns of the close once it runs).
+ */
+function runSpans(job: JobLife, h: History): { lo: number; hi: number }[] {
+  return job.runs.map((r) => {
+    const closed = r.closedAt?.getTime() ?? Infinity;
+    let hi = closed + SLACK_MS;
+    for (const f of h.faults)
+      if (isServerFault(f) && f.t0 <= hi && f.t1 + CATCH_UP_MS >= closed)
+        hi = Math.max(hi, f.t1 + CATCH_UP_MS);
+    return { lo: r.startedAt.getTime() - SLACK_MS, hi };
+  });
+}
+
+/** The shortest catch-up window the job can have had: that of any grace a create or modify set. */
+function catchUpWindow(job: JobLife): number {
+  return Math.min(
+    ...job.edits.map((e) => (e.graceMs === null ? DEFAULT_CATCHUP_MS : Math.max(MIN_CATCHUP_MS, e.graceMs))),
+  );
+}
+
+/**
+ * Which of Temporal's counted skips could stand for a missing time T of the job's own trigger, judged per
+ * time from what Temporal's scheduler workflow does (service/worker/scheduler/workflow.go, 1.32):
+ * it processes its times in order (processTimeRange, from its last processed time to the workflow's now
+ * at a wake), so T was processed no later than any later time of its own trigger that started a run, and
+ * that run started after it was processed (the start follows addStart). A catch-up skip needs T processed
+ * more than the catch-up window after it (`end.Sub(next.Next) > catchupWindow`), so only when the first
+ * run of a later time started more than the window after T (or none did). An overlap skip (ProcessBuffer,
+ * with the running workflows refreshed just before) or a start still buffered needs a run of the job open
+ * at some instant from T to then. A later time within a trigger call's window
+ * is left out: its run may be the trigger's, whose time the frontend stamps (TriggerImmediatelyTimestamp).
+ * A full buffer's drop (1,000 starts) may stand for either.
+ */
+function skipKinds(
+  job: JobLife,
+  h: History,
+  times: Map<number, State>,
+  backfilled: (t: number) => boolean,
+  causes: Cause[],
+): (t: number) => { overlap: boolean; catchUp: boolean; next?: number } {
+  const window = catchUpWindow(job);
+  // The scheduler reads its runs' state just before it decides (addStart sets NeedRefresh, processBuffer
+  // refreshes first, retrying until the server answers), at or after the workflow's now: a run closed
+  // before T is seen closed, whatever fault came between (a second more for the clocks). A run that held
+  // T back started before T was processed, so before the later run that bounds it, which is not one.
+  const spans = job.runs.map((r) => ({
+    lo: r.startedAt.getTime(),
+    hi: (r.closedAt?.getTime() ?? Infinity) + 1_000,
+  }));
+  const later = job.runs
+    .filter((r) => {
+      const s = r.scheduledAt?.getTime();
+      return s !== undefined && times.has(s) && !backfilled(s) && !causes.some((c) => c.lo <= s && s <= c.hi);
+    })
+    .map((r) => ({ t: r.scheduledAt!.getTime(), started: r.startedAt.getTime() }));
+  return (t) => {
+    const starts = later.filter((x) => x.t > t).map((x) => x.started);
+    const next = starts.length > 0 ? Math.min(...starts) : undefined;
+    const by = next ?? Infinity;
+    return {
+      overlap: spans.some((s) => s.lo < by && s.hi >= t),
+      catchUp: by - t > window - 1_000,
+      ...(next === undefined ? {} : { next }),
+    };
+  };
+}
+
+/**
+ * The counters by kind against the missing times each kind can stand for (skipKinds): a time with no run
+ * in flight can only be a catch-up skip, one processed within its window only an overlap skip or a start
+ * still buffered; a full buffer's drop either. The total (M <= S + B) is checked apart.
+ */
+function byKind(
+  job: JobLife,
+  judged: { t: number; overlap: boolean; catchUp: boolean }[],
+  c: NonNullable<JobLife['counters']>,
+  when: string,
+  v: Violation[],
+): void {
+  const overlapOnly = judged.filter((x) => x.overlap && !x.catchUp).map((x) => x.t);
+  const catchUpOnly = judged.filter((x) => !x.overlap && x.catchUp).map((x) => x.t);
+  const O = c.skippedOverlap + c.buffered;
+  const C = c.missedCatchupWindow;
+  const D = c.bufferDropped;
+  if (catchUpOnly.length > C + D)
+    v.push({
+      invariant: 'I1c',
+      detail: `job ${job.id}: ${catchUpOnly.length} nominal times had no run and no run of the job in flight from each to the start of a later time's run, so only a catch-up skip can stand for them, but Temporal counted ${C} catch-up skips ${when} (+${D} dropped from a full buffer; overlap ${c.skippedOverlap}, buffered ${c.buffered} cannot): ${catchUpOnly.map(iso).join(', ')} (${describeCalls(job)})`,
+    });
+  else if (overlapOnly.length > O + D)
+    v.push({
+      invariant: 'I1c',
+      detail: `job ${job.id}: ${overlapOnly.length} nominal times had no run, and a later time's run started within the catch-up window of each, so only an overlap skip or a buffered start can stand for them, but Temporal counted ${c.skippedOverlap} overlap skips and ${c.buffered} buffered ${when} (+${D} dropped from a full buffer; catch-up ${C} cannot): ${overlapOnly.map(iso).join(', ')} (${describeCalls(job)})`,
+    });
+  else if (overlapOnly.length + catchUpOnly.length > O + C + D)
+    v.push({
+      invariant: 'I1c',
+      detail: `job ${job.id}: ${overlapOnly.length} times only an overlap skip and ${catchUpOnly.length} only a catch-up skip can stand for, more than Temporal counted ${when} (${c.skippedOverlap} overlap, ${c.buffered} buffered, ${C} catch-up, ${D} dropped): ${[...overlapOnly, ...catchUpOnly].map(iso).join(', ')} (${describeCalls(job)})`,
+    });
 }
 
 /** What a call-by-call setting may be at `start`: the last one settled before it, and those in flight. */

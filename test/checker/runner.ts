@@ -238,17 +238,19 @@ export async function runPlan(opts: RunnerOptions): Promise<History> {
    * (see JobLife.countersBeforeRemove), so that I1c can check a job that does not live to the rest.
    */
   const readCountersBeforeRemove = async (job: JobLife) => {
-    if (job.countersBeforeRemove || !job.create.ok || 'runAt' in job.trigger) return;
+    if (job.countersBeforeRemove || !job.create.ok) return;
     const { client } = anyClient();
     const readAt = Date.now();
     await call('describe (before remove)', async () => {
       const d = await client.schedule.getHandle(job.id).describe();
       const next = d.info.nextActionTimes[0];
       job.createdAt ??= d.info.createdAt.getTime();
-      if (!next) return;
+      // A one-off with no next action time has processed its one time (Temporal lists the times after the
+      // last it processed, and none once a limited schedule's action is taken): judged up to the read.
+      if (!next && !('runAt' in job.trigger)) return;
       job.countersBeforeRemove = {
         readAt,
-        processedBefore: next.getTime(),
+        processedBefore: next ? next.getTime() : readAt,
         skippedOverlap: d.info.numActionsSkippedOverlap,
         missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
         buffered: Number(d.raw.info?.bufferSize ?? 0),

@@ -94,9 +94,9 @@ describe('the checker invariants, each shown to fire', () => {
     expect(r.figures.modelFindings).toHaveLength(1);
   });
 
-  it('I1c good twin: the missing times are Temporal-counted overlap skips', () => {
+  it('I1c good twin: the missing times are Temporal-counted skips (catch-up: no run was open after 30 s)', () => {
     const h = emptyHistory();
-    const job = addJob(h, { counters: { skippedOverlap: 13 } });
+    const job = addJob(h, { counters: { missedCatchupWindow: 13 } });
     for (const t of every(2, 2_000, 30_000)) addRun(h, job, t);
     expect(checkHistory(h).violations).toEqual([]);
   });
@@ -138,7 +138,10 @@ describe('the checker invariants, each shown to fire', () => {
 
   it('I1c good twins for a removed job: skips counted, and times the schedule had not processed yet', () => {
     expect(flagged(removedAt40(38_000, 40_000).h)).toEqual([]);
-    expect(flagged(removedAt40(20_000, 40_000, 9).h)).toEqual([]);
+    // 8 times missing with no run open after 20 s: catch-up skips (an overlap skip needs a run open).
+    const skipped = removedAt40(20_000, 40_000);
+    skipped.job.countersBeforeRemove!.missedCatchupWindow = 9;
+    expect(flagged(skipped.h)).toEqual([]);
     // Processed up to 22 s only when read (a schedule behind a loaded server): later times unjudged.
     expect(flagged(removedAt40(20_000, 22_000).h)).toEqual([]);
   });
@@ -820,7 +823,7 @@ describe('I6: an occurrence never started gets a missed alert', () => {
   it('a time with no run, no count and no alert: I6 (and I1c, no skip counted)', () => {
     const { h } = dropped();
     expect(details(h)).toEqual([
-      expect.stringMatching(/^I1c .*1 nominal times had no outcome/),
+      expect.stringMatching(/^I1c .*1 nominal times had no run, and no skip Temporal counts can stand/),
       expect.stringMatching(
         /^I6 .*the occurrence of 2026-12-04T10:00:42.000Z never started and no missed alert arrived by 2026-12-04T10:01:52.000Z/,
       ),
@@ -840,6 +843,10 @@ describe('I6: an occurrence never started gets a missed alert', () => {
   it('good twin: a count alert (catch-up window) the server counted covers it', () => {
     const { h, job } = dropped();
     job.counters!.missedCatchupWindow = 1;
+    // The schedule woke more than its window after 42 s (a server down): its next run, of 48 s, late.
+    const r48 = job.runs.find((r) => r.scheduledAt!.getTime() === at(48_000))!;
+    r48.startedAt = new Date(at(53_050));
+    r48.closedAt = new Date(at(53_550));
     h.alerts.push({
       at: at(MISSING + 50_000),
       event: { kind: 'missed', jobId: job.id, text: '', at: '', reason: 'catchup-window', count: 1 },
