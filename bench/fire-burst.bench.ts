@@ -14,6 +14,10 @@
  *   TEMPORAL_ADDRESS=127.0.0.1:7233 npx tsx bench/fire-burst.bench.ts --worker-options '{"maxCachedWorkflows":0}'
  *   npm run bench -- fire-burst --profile .tflow/bench/fire-burst   # and a V8 CPU profile of each burst
  *
+ * After the bursts it counts the promises one fired run creates in the workflow sandbox, each side (a job
+ * triggered once on workers in debug mode: bench/promise-count.ts), the sandbox's main per-run cost, and
+ * the bytes of that run's history by part (bench/history-bytes.ts).
+ *
  * `--profile <folder>`: V8 CPU profiles of the process's main thread and workflow threads over each burst's
  * measured window (bench/cpu-profiles.ts), written as `<side>-r<round>-*.cpuprofile`, with a flame graph,
  * folded stacks and the top functions of each side, and the sampled CPU per fired run by phase. Sampling
@@ -41,6 +45,8 @@ import {
   type CpuProfile,
 } from './cpu-profiles';
 import { ownCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
+import { promisesPerRun } from './promise-count';
+import { bytesByPart, HISTORY_PARTS, type HistoryPart } from './history-bytes';
 import { intArg, reportRows, type SummaryRow } from './summary';
 
 const N = intArg('jobs', 200);
@@ -128,6 +134,19 @@ async function main(): Promise<void> {
     minute: at.getUTCMinutes(),
     hour: at.getUTCHours(),
   });
+  /** A raw schedule due at `at` starting the hand-written workflow on `queue`. */
+  const rawScheduleOptions = (id: string, at: Date, queue: string) => ({
+    scheduleId: id,
+    spec: { calendars: [calendar(at)], timezone: 'UTC' },
+    action: {
+      type: 'startWorkflow' as const,
+      workflowType: 'burstBaselineWorkflow',
+      workflowId: id,
+      taskQueue: queue,
+      args: [1],
+    },
+    policies: { overlap: 'SKIP' as const, catchupWindow: YEAR_MS, pauseOnFailure: false },
+  });
 
   const sides: Record<SideName, Side> = {
     ours: {
@@ -142,19 +161,7 @@ async function main(): Promise<void> {
       name: 'raw',
       queue: rawQueue,
       started: rawStarted,
-      create: (id, at) =>
-        client.schedule.create({
-          scheduleId: id,
-          spec: { calendars: [calendar(at)], timezone: 'UTC' },
-          action: {
-            type: 'startWorkflow',
-            workflowType: 'burstBaselineWorkflow',
-            workflowId: id,
-            taskQueue: rawQueue,
-            args: [1],
-          },
-          policies: { overlap: 'SKIP', catchupWindow: YEAR_MS, pauseOnFailure: false },
-        }),
+      create: (id, at) => client.schedule.create(rawScheduleOptions(id, at, rawQueue)),
       remove: (id) => client.schedule.getHandle(id).delete(),
     },
   };
@@ -261,6 +268,81 @@ async function main(): Promise<void> {
     }
   }
   await Promise.all([oursWorker.run(), rawWorker.run(), measure()]);
+  const { promises, bytes } = await promisesPerFiredRun();
+
+  /**
+   * Promises per fired run in the sandbox, each side: one job of each side on workers in debug mode (the
+   * workflows on this thread, where the promise hook of bench/promise-count.ts sees them), triggered once
+   * to warm up and once counted (a trigger is a scheduled run: `TemporalScheduledStartTime` is set).
+   */
+  async function promisesPerFiredRun(): Promise<{
+    promises: Record<SideName, number>;
+    bytes: Record<SideName, Record<HistoryPart, number>>;
+  }> {
+    const started = new Map<string, number>();
+    const lastRun = {} as Record<SideName, string>;
+    const queues = { ours: `burst-ours-debug-${tag}`, raw: `burst-raw-debug-${tag}` };
+    const debugWorkers = [
+      await createWorker({
+        connection: native,
+        taskQueue: queues.ours,
+        steps: recordingSteps(started),
+        workflowBundle: oursBundle,
+        workerOptions: { ...OURS_WORKER_OPTIONS, debugMode: true },
+      }),
+      await Worker.create({
+        connection: native,
+        taskQueue: queues.raw,
+        activities: recordingSteps(started),
+        workflowBundle: rawBundle,
+        debugMode: true,
+      }),
+    ];
+    const debugScheduler = new PipelineScheduler(client, { taskQueue: queues.ours });
+    const far = new Date(Date.now() + 12 * 3600_000);
+    const ids = { ours: `burst-ours-debug-${tag}`, raw: `burst-raw-debug-${tag}` };
+    await debugScheduler.schedule(oneStep, {
+      jobId: ids.ours,
+      calendar: calendar(far),
+      timezone: 'UTC',
+      args: [1],
+    });
+    await client.schedule.create({
+      ...rawScheduleOptions(ids.raw, far, queues.raw),
+    });
+    const trigger = async (side: SideName): Promise<void> => {
+      const before = new Set(started.keys());
+      // A schedule's run is named after its action time, to the second: a second trigger within the same
+      // second would name a run that exists, and start none.
+      await sleepUntil(Math.ceil(Date.now() / 1000) * 1000 + 50);
+      if (side === 'ours') await debugScheduler.triggerJob(ids.ours);
+      else await client.schedule.getHandle(ids.raw).trigger();
+      const deadline = Date.now() + 30_000;
+      let workflowId: string | undefined;
+      while (!(workflowId = [...started.keys()].find((w) => !before.has(w)))) {
+        if (Date.now() > deadline)
+          throw new Error(`${side}: the triggered run's step did not start within 30 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await client.workflow.getHandle(workflowId).result();
+      lastRun[side] = workflowId;
+    };
+    let counted = {} as Record<SideName, number>;
+    const count = async () => {
+      try {
+        counted = await promisesPerRun(['ours', 'raw'] as const, trigger);
+      } finally {
+        for (const w of debugWorkers) w.shutdown();
+      }
+    };
+    await Promise.all([...debugWorkers.map((w) => w.run()), count()]);
+    const bytesOf = async (side: SideName) =>
+      bytesByPart((await client.workflow.getHandle(lastRun[side]).fetchHistory()).events ?? []);
+    const bytes = { ours: await bytesOf('ours'), raw: await bytesOf('raw') };
+    await debugScheduler.removeJob(ids.ours);
+    await client.schedule.getHandle(ids.raw).delete();
+    return { promises: counted, bytes };
+  }
 
   const runs = N * ROUNDS;
   console.log(
@@ -333,6 +415,34 @@ async function main(): Promise<void> {
       });
     }
   }
+  console.log(
+    `promises per fired run in the sandbox: ours ${promises.ours}, raw ${promises.raw} (one triggered run a side, debug mode)`,
+  );
+  const total = (b: Record<HistoryPart, number>) => HISTORY_PARTS.reduce((sum, p) => sum + b[p], 0);
+  for (const side of ['ours', 'raw'] as const) {
+    const parts = HISTORY_PARTS.map((p) => `${p} ${bytes[side][p]}`).join(', ');
+    console.log(`history of one fired run, ${side}: ${total(bytes[side])} B (${parts})`);
+  }
+  rows.push({
+    bench: 'fire-burst',
+    metric: 'history bytes per fired run',
+    unit: 'B',
+    ours: sideLabels.ours,
+    oursValue: total(bytes.ours),
+    baseline: sideLabels.baseline,
+    baselineValue: total(bytes.raw),
+    ratio: total(bytes.ours) / total(bytes.raw),
+  });
+  rows.push({
+    bench: 'fire-burst',
+    metric: 'promises per fired run in the workflow sandbox',
+    unit: 'promises',
+    ours: sideLabels.ours,
+    oursValue: promises.ours,
+    baseline: sideLabels.baseline,
+    baselineValue: promises.raw,
+    ratio: promises.ours / promises.raw,
+  });
   reportRows(rows);
   if (PROFILE_DIR) {
     profiler!.close();

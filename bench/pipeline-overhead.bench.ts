@@ -6,7 +6,9 @@
  * library. Two measures:
  * - throughput at N runs in flight (a pool of N loops, each starting its next run when one ends), for each
  *   `--inflight` level; sides take turns in rounds whose order rotates, so drift in the machine's load
- *   hits all alike;
+ *   hits all alike. A round runs `--runs` / `--rounds` runs of a side, and at least `--min-waves` (4) times
+ *   N: with fewer, a round at 50 in flight was one wave of 50 runs started at once, its time that of the
+ *   wave's slowest run (two such samples a side in a run of `--runs 100 --rounds 2`);
  * - single-run latency: runs one at a time, p50 and p99, ours against hand-written (each of the two
  *   after a run on the other side's worker).
  * Eager start: the same pipelines through a PipelineClient whose Client is on the worker's NativeConnection
@@ -29,6 +31,8 @@ const RUNS = intArg('runs', 200);
 const ROUNDS = intArg('rounds', 2);
 const LEVELS = intListArg('inflight', [10, 50]);
 const LATENCY_RUNS = intArg('latency-runs', 100);
+/** Runs per round and level at least this many times the level (see the header). */
+const MIN_WAVES = intArg('min-waves', 4);
 const BENCH = 'pipeline-overhead';
 
 type Side =
@@ -108,7 +112,7 @@ async function main(): Promise<void> {
       for (const side of sides) await pool(side, 10, 10); // warm-up: JIT, caches, task queues; not counted
       for (const level of LEVELS) {
         const elapsed = Object.fromEntries(sides.map((s) => [s, 0])) as Record<Side, number>;
-        const perRound = Math.max(1, Math.round(RUNS / ROUNDS));
+        const perRound = Math.max(1, Math.round(RUNS / ROUNDS), MIN_WAVES * level);
         for (let round = 0; round < ROUNDS; round++) {
           const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
           for (const side of order) elapsed[side] += await pool(side, perRound, level);
@@ -193,7 +197,7 @@ async function main(): Promise<void> {
   };
   await Promise.all([pipelineWorker.run(), baselineWorker.run(), measure()]);
   console.log(
-    `${RUNS} runs per side and level in ${ROUNDS} rounds (rotating order); latency: ${LATENCY_RUNS} runs per side`,
+    `${RUNS} runs per side and level in ${ROUNDS} rounds (rotating order), at least ${MIN_WAVES} x the level per round; latency: ${LATENCY_RUNS} runs per side`,
   );
   console.log(
     `eager start: ${eagerlyStarted.started} of ${eagerlyStarted.asked} eager-side runs eagerly started`,
