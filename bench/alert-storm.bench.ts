@@ -11,7 +11,10 @@
  * starts (cron `M H * * *` in UTC); the jobs' task queue has no worker, so the runs started at T wait in it
  * on both sides (the storm is the server's and the evaluator's, not the steps'). Per side: creation time,
  * the server's CPU from T - 60 s to T + 120 s, the runs started by T + `--after` s; on ours, each job's
- * first counts check after T (the alert worker's `onAlertCheck`), failed reads and deliveries.
+ * first counts check after T (the alert worker's `onAlertCheck`), failed reads and deliveries; per side,
+ * when each job's run started (visibility), so that a check can be set against its own run. Then, on
+ * ours, the alert worker's RSS at rest holding all N jobs, `--rss-rounds` times a plain `node` process and
+ * one started as docs/operations.md recommends (bench/watchdog-process.ts, `tuned`), in turn.
  *
  *   npm run bench -- alert-storm                           # 10,000 jobs: about 30 minutes on 2 cores
  *   npx tsx bench/alert-storm.bench.ts --jobs 500 --lead 3 --sides ours+alerts
@@ -28,12 +31,13 @@ import { pipeline, toPipelineSpec } from '../src/pipeline';
 import { PipelineScheduler } from '../src/client/jobs/pipeline-scheduler';
 import { alertEvaluatorWorkflowId } from '../src/workflows/alerts/evaluator-defs';
 import { PIPELINE_WORKFLOW_TYPE } from '../src/workflows/run-types';
+import { SCHEDULED_BY_ID_ATTRIBUTE } from '../src/workflows/search-attributes';
 import { evaluatorHeartbeat } from './evaluator-heartbeat';
 import { pidListeningOn, processCpuMs, rssMb } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
 import { pool as poolOf } from './pool';
 import { intArg, reportRows, type SummaryRow } from './summary';
-import { startWatchdogWorker, stopWatchdogWorker } from './watchdog-process';
+import { startWatchdogWorker, stopWatchdogWorker, type AlertWorkerProcess } from './watchdog-process';
 
 const N = intArg('jobs', 10_000);
 /** Minutes from a side's start to its nominal time: creation, and the evaluator's first read of each job. */
@@ -41,6 +45,13 @@ const LEAD_MIN = intArg('lead', 4 + Math.ceil(N / 1500));
 /** Seconds after T the side watches. */
 const AFTER_S = intArg('after', 180);
 const CONCURRENCY = intArg('concurrency', 16);
+/**
+ * After the watch, on ours: alert worker processes started in turn (plain node, then as
+ * docs/operations.md recommends), each holding all N jobs, and their RSS at rest. 0: none.
+ */
+const RSS_ROUNDS = intArg('rss-rounds', 2);
+/** Seconds an alert worker of the RSS phase runs after it watches all N jobs before its RSS is sampled. */
+const RSS_SETTLE_S = intArg('rss-settle', 30);
 /** The target: every job checked within this of its nominal time. */
 const TARGET_S = 60;
 type SideName = 'raw' | 'ours+alerts';
@@ -114,10 +125,69 @@ interface SideFigures {
   serverCpuMsPerMin: number | undefined;
   runsStarted: number;
   workerRssMb: number;
+  /** Each run's start after T (s), sorted. */
+  runStartsS: number[];
   /** ours+alerts only. */
   lagsS?: number[];
+  /** Each job's check after its own run started (s), sorted. */
+  lagsAfterRunS?: number[];
+  /** RSS at rest with all N jobs, by alert worker process kind (MB, one per round). */
+  restRssMb?: Record<AlertWorkerProcess, number[]>;
   failed?: number;
   deliveries?: number;
+}
+
+/** When each job's run started (epoch ms), by job id (its schedule's id), from visibility. */
+async function runStarts(client: Client): Promise<Map<string, number>> {
+  const starts = new Map<string, number>();
+  const query = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'`;
+  for await (const wf of client.workflow.list({ query, pageSize: 1000 })) {
+    const job = wf.typedSearchAttributes.get(SCHEDULED_BY_ID_ATTRIBUTE);
+    if (job && !starts.has(job)) starts.set(job, wf.startTime.getTime());
+  }
+  return starts;
+}
+
+/**
+ * The alert worker's RSS at rest holding all N jobs: processes started in turn, `default` then `tuned`,
+ * {@link RSS_ROUNDS} times; each is sampled every 5 s for {@link RSS_SETTLE_S} s once its evaluator's
+ * heartbeat (from after the process started) says it watches all N jobs, and gives the median sample.
+ */
+async function restRss(
+  client: Client,
+  address: string,
+  alertQueue: string,
+): Promise<Record<AlertWorkerProcess, number[]>> {
+  const rss: Record<AlertWorkerProcess, number[]> = { default: [], tuned: [] };
+  const evaluator = alertEvaluatorWorkflowId(alertQueue);
+  for (let round = 0; round < RSS_ROUNDS; round++) {
+    for (const mode of ['default', 'tuned'] as const) {
+      const startedAt = Date.now();
+      const worker = await startWatchdogWorker(address, alertQueue, 'jobs-at-rest-worker', mode);
+      try {
+        for (;;) {
+          const hb = await evaluatorHeartbeat(client, evaluator);
+          if (hb?.waveAt && Date.parse(hb.waveAt) > startedAt && (hb.jobs ?? 0) >= N) break;
+          if (Date.now() - startedAt > 10 * 60_000)
+            throw new Error(`the ${mode} alert worker did not watch all ${N} jobs within 10 minutes`);
+          await sleep(5000);
+        }
+        const samples: number[] = [];
+        for (let s = 0; s < RSS_SETTLE_S; s += 5) {
+          await sleep(5000);
+          samples.push(rssMb(worker.pid!));
+        }
+        const median = [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+        rss[mode].push(median);
+        log(
+          `ours+alerts: ${mode} alert worker, round ${round + 1}: watches all ${N} jobs ${((Date.now() - startedAt) / 1000 - RSS_SETTLE_S).toFixed(0)} s after its start; RSS ${samples.map((v) => v.toFixed(0)).join(' ')} MB`,
+        );
+      } finally {
+        await stopWatchdogWorker(worker);
+      }
+    }
+  }
+  return rss;
 }
 
 async function runSide(name: SideName): Promise<SideFigures> {
@@ -200,14 +270,23 @@ async function runSide(name: SideName): Promise<SideFigures> {
         ? ((processCpuMs(serverPid) - cpu0) / (performance.now() - t0)) * 60_000
         : undefined;
     const runsStarted = (await client.workflow.count(`WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'`)).count;
+    const started = await runStarts(client);
     const figures: SideFigures = {
       createMsPerJob: createMs / N,
       serverCpuMsPerMin,
       runsStarted,
       workerRssMb: rssMb(worker.pid!),
+      runStartsS: [...started.values()].map((t) => (t - nominal) / 1000).sort((a, b) => a - b),
     };
+    log(
+      `${name}: runs started after T, p50 ${quantile(figures.runStartsS, 0.5).toFixed(1)} s, max ${quantile(figures.runStartsS, 1).toFixed(1)} s; ${figures.runStartsS.filter((s) => s <= TARGET_S).length} within ${TARGET_S} s`,
+    );
     if (name === 'ours+alerts') {
       figures.lagsS = [...lines.checkedAt.values()].map((t) => (t - nominal) / 1000).sort((a, b) => a - b);
+      figures.lagsAfterRunS = [...lines.checkedAt]
+        .filter(([job]) => started.has(job))
+        .map(([job, t]) => (t - started.get(job)!) / 1000)
+        .sort((a, b) => a - b);
       figures.failed = lines.failed;
       figures.deliveries = lines.deliveries;
       if (lines.failedSample.length > 0) log(`${name}: failed reads, e.g. ${lines.failedSample.join(' | ')}`);
@@ -215,6 +294,11 @@ async function runSide(name: SideName): Promise<SideFigures> {
     log(
       `${name}: server ${serverCpuMsPerMin?.toFixed(0) ?? '?'} ms CPU/min from T-60 s to T+120 s, ${runsStarted} runs started, alert worker RSS ${figures.workerRssMb.toFixed(0)} MB`,
     );
+    if (name === 'ours+alerts' && RSS_ROUNDS > 0) {
+      await stopWatchdogWorker(worker);
+      worker = undefined;
+      figures.restRssMb = await restRss(client, server.address, alertQueue);
+    }
     return figures;
   } finally {
     await stopWatchdogWorker(worker);
@@ -265,6 +349,29 @@ async function main(): Promise<void> {
         ours: label,
         oursValue: quantile(lags, q),
       });
+    const afterRun = ours.lagsAfterRunS!;
+    for (const [q, name] of [
+      [0.5, 'p50'],
+      [1, 'max'],
+    ] as const)
+      rows.push({
+        bench,
+        metric: `check after the job's run started, ${name}`,
+        unit: 's',
+        ours: label,
+        oursValue: quantile(afterRun, q),
+      });
+    for (const mode of ['default', 'tuned'] as const) {
+      const values = ours.restRssMb?.[mode] ?? [];
+      if (values.length === 0) continue;
+      rows.push({
+        bench,
+        metric: `alert worker RSS at rest holding ${N} jobs, ${mode} process (median of ${values.length})`,
+        unit: 'MB',
+        ours: label,
+        oursValue: [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!,
+      });
+    }
     rows.push({
       bench,
       metric: 'failed reads (T-60 s to the end)',
@@ -302,6 +409,25 @@ async function main(): Promise<void> {
       ours: label,
       oursValue: f.serverCpuMsPerMin ?? NaN,
       ...vs(f.serverCpuMsPerMin, raw?.serverCpuMsPerMin),
+    });
+    rows.push({
+      bench,
+      metric: `runs started within ${TARGET_S} s of T`,
+      unit: 'runs',
+      ours: label,
+      oursValue: f.runStartsS.filter((v) => v <= TARGET_S).length,
+      ...vs(
+        f.runStartsS.filter((v) => v <= TARGET_S).length,
+        raw?.runStartsS.filter((v) => v <= TARGET_S).length,
+      ),
+    });
+    rows.push({
+      bench,
+      metric: 'last run started after T',
+      unit: 's',
+      ours: label,
+      oursValue: quantile(f.runStartsS, 1),
+      ...vs(quantile(f.runStartsS, 1), raw && quantile(raw.runStartsS, 1)),
     });
     rows.push({
       bench,

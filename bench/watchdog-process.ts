@@ -12,6 +12,15 @@ import { compileForNode } from './compile-for-node';
 const root = path.resolve(__dirname, '..');
 
 /**
+ * How the alert worker process is started: `default`, plain `node`; `tuned`, with the settings
+ * docs/operations.md recommends for an alert worker in a process of its own (a smaller young generation
+ * in each V8 isolate, two malloc arenas for the SDK's threads).
+ */
+export type AlertWorkerProcess = 'default' | 'tuned';
+export const TUNED_NODE_FLAGS = ['--max-semi-space-size=1'];
+export const TUNED_ENV = { MALLOC_ARENA_MAX: '2' };
+
+/**
  * The alert worker process, once it polls `taskQueue`: bench/<script>.ts compiled (default
  * jobs-at-rest-worker, which prints nothing more; alert-storm-worker prints its checks).
  */
@@ -19,13 +28,18 @@ export async function startWatchdogWorker(
   address: string,
   taskQueue: string,
   script = 'jobs-at-rest-worker',
+  mode: AlertWorkerProcess = 'default',
 ): Promise<ChildProcess> {
   if (!existsSync(path.join(root, 'dist/workflow-bundle.js'))) {
     console.log('dist/workflow-bundle.js is missing: running npm run build first');
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   }
   const js = await compileForNode(script);
-  const child = spawn(process.execPath, [js, address, taskQueue], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const tuned = mode === 'tuned';
+  const child = spawn(process.execPath, [...(tuned ? TUNED_NODE_FLAGS : []), js, address, taskQueue], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...(tuned ? TUNED_ENV : {}) },
+  });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (b: Buffer) => {

@@ -289,7 +289,14 @@ describe.concurrent('the alert worker process SIGKILLed', () => {
     const jobIds = await createIdleJobs(scheduler, t.uid('killed'), ['3s', '10s', '11s', '22s']);
     try {
       const created = await createdAt(t.client, jobIds);
-      await waitFor('the first job silent', async () => silentOf(jobIds[0]!)[0], 30_000);
+      const paged = await waitFor('the first job silent', async () => silentOf(jobIds[0]!)[0], 30_000);
+      // Its delivery done, not only posted: a kill between the POST and the report of its end would have
+      // it posted again (at least once, as the test "in the middle of a POST" below shows).
+      await t.client.workflow
+        .getHandle(
+          alertDeliveryWorkflowId({ kind: 'silent', jobId: jobIds[0]!, lastSuccessAt: paged.lastSuccessAt! }),
+        )
+        .result();
       await waitFor('the evaluator to watch the four jobs', async () => {
         const hb = await evaluatorHeartbeat(t.client, queue);
         return (hb?.jobs ?? 0) >= 4 ? true : undefined;

@@ -423,8 +423,15 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
         failed(ev, jobId, err),
       );
     }
+    // What the jobs need of the runs, in one pass over them (no copy of the job list).
+    let switched = false;
+    let counted = false;
+    for (const job of ev.jobs.values()) {
+      switched ||= job.config.expectSuccessWithinMs !== undefined;
+      counted ||= job.config.onMissed !== undefined;
+      if (switched && counted) break;
+    }
     // 2. Runs completed since the last look: only the dead-man switch needs them.
-    const switched = [...ev.jobs.values()].some((job) => job.config.expectSuccessWithinMs !== undefined);
     if (switched) {
       const runs = await completedRunsAfter(client, iso(Date.parse(ev.runsSeenUntil) - VISIBILITY_LAG_MS));
       for (const [jobId, run] of runs) {
@@ -434,7 +441,7 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     }
     ev.runsSeenUntil = iso(started);
     // 3. Runs started since the last look: what the listed action times are matched with.
-    if ([...ev.jobs.values()].some((job) => job.config.onMissed)) {
+    if (counted) {
       const runs = await startedRunsAfter(client, iso(Date.parse(ev.startedSeenUntil) - VISIBILITY_LAG_MS));
       for (const [jobId, times] of runs) {
         const seen = ev.started.get(jobId) ?? [];

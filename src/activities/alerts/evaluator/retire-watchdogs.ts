@@ -7,9 +7,23 @@ import {
   watchdogWorkflowId,
 } from '../../../workflows/alerts/watchdog-defs';
 import { raiseOnce } from './evaluator-raise';
-import { updateJob } from '../../../client/jobs/store/send-update';
-import { alertQueueUpdate } from '../../../client/jobs/store/build-updates';
 import type { WatchedJob } from './evaluator-state';
+import type * as SendUpdate from '../../../client/jobs/store/send-update';
+import type * as BuildUpdates from '../../../client/jobs/store/build-updates';
+
+/**
+ * The job writer, loaded when an upgrade first needs it, not when the alert worker starts: it brings the
+ * trigger compiler, the holiday calendars and zod (about 17 MB of heap) into the process.
+ */
+export async function jobWriter(): Promise<
+  Pick<typeof SendUpdate, 'updateJob'> & Pick<typeof BuildUpdates, 'alertQueueUpdate'>
+> {
+  const [{ updateJob }, { alertQueueUpdate }] = await Promise.all([
+    import('../../../client/jobs/store/send-update.js'),
+    import('../../../client/jobs/store/build-updates.js'),
+  ]);
+  return { updateJob, alertQueueUpdate };
+}
 
 /*
  * The upgrade from the per-job watchdogs (the release before): once the evaluator of their queue
@@ -69,6 +83,7 @@ export async function retireWatchdogs(
         if (takeCounts && state.counts && job.config.onMissed) job.counts = state.counts;
         // Its record names no queue: it stays this evaluator's once its watchdog is gone.
         if (job.alertQueue === undefined && taskQueue !== DEFAULT_WATCHDOG_TASK_QUEUE) {
+          const { updateJob, alertQueueUpdate } = await jobWriter();
           await updateJob(client, jobId, (d) => alertQueueUpdate(d, taskQueue));
           job.alertQueue = taskQueue;
         }
