@@ -15,7 +15,7 @@
  *   npm run bench -- fire-burst --profile .tflow/bench/fire-burst   # and a V8 CPU profile of each burst
  *
  * After the bursts it counts the promises one fired run creates in the workflow sandbox, each side (a job
- * triggered once on workers in debug mode: bench/promise-count.ts), the sandbox's main per-run cost, and
+ * triggered once, its history replayed on this thread: bench/promise-count.ts), the sandbox's main per-run cost, and
  * the bytes of that run's history by part (bench/history-bytes.ts).
  *
  * `--profile <folder>`: V8 CPU profiles of the process's main thread and workflow threads over each burst's
@@ -45,7 +45,7 @@ import {
   type CpuProfile,
 } from './cpu-profiles';
 import { ownCpuMs, pidListeningOn, processCpuMs } from './process-cpu';
-import { promisesPerRun } from './promise-count';
+import { promisesOfReplay } from './promise-count';
 import { bytesByPart, HISTORY_PARTS, type HistoryPart } from './history-bytes';
 import { intArg, reportRows, type SummaryRow } from './summary';
 
@@ -271,9 +271,11 @@ async function main(): Promise<void> {
   const { promises, bytes } = await promisesPerFiredRun();
 
   /**
-   * Promises per fired run in the sandbox, each side: one job of each side on workers in debug mode (the
-   * workflows on this thread, where the promise hook of bench/promise-count.ts sees them), triggered once
-   * to warm up and once counted (a trigger is a scheduled run: `TemporalScheduledStartTime` is set).
+   * Promises per fired run in the sandbox, each side: one job of each side on workers of their own,
+   * triggered once (a trigger is a scheduled run: `TemporalScheduledStartTime` is set); the run's history
+   * is then replayed by a replay worker, which runs workflows on this thread, where the promise hook of
+   * bench/promise-count.ts sees them (a replay counts the same promises every time; one live run's count
+   * moved by one or two between runs).
    */
   async function promisesPerFiredRun(): Promise<{
     promises: Record<SideName, number>;
@@ -281,27 +283,26 @@ async function main(): Promise<void> {
   }> {
     const started = new Map<string, number>();
     const lastRun = {} as Record<SideName, string>;
-    const queues = { ours: `burst-ours-debug-${tag}`, raw: `burst-raw-debug-${tag}` };
-    const debugWorkers = [
+    const queues = { ours: `burst-ours-count-${tag}`, raw: `burst-raw-count-${tag}` };
+    const countWorkers = [
       await createWorker({
         connection: native,
         taskQueue: queues.ours,
         steps: recordingSteps(started),
         workflowBundle: oursBundle,
-        workerOptions: { ...OURS_WORKER_OPTIONS, debugMode: true },
+        workerOptions: OURS_WORKER_OPTIONS,
       }),
       await Worker.create({
         connection: native,
         taskQueue: queues.raw,
         activities: recordingSteps(started),
         workflowBundle: rawBundle,
-        debugMode: true,
       }),
     ];
-    const debugScheduler = new PipelineScheduler(client, { taskQueue: queues.ours });
+    const countScheduler = new PipelineScheduler(client, { taskQueue: queues.ours });
     const far = new Date(Date.now() + 12 * 3600_000);
-    const ids = { ours: `burst-ours-debug-${tag}`, raw: `burst-raw-debug-${tag}` };
-    await debugScheduler.schedule(oneStep, {
+    const ids = { ours: `burst-ours-count-${tag}`, raw: `burst-raw-count-${tag}` };
+    await countScheduler.schedule(oneStep, {
       jobId: ids.ours,
       calendar: calendar(far),
       timezone: 'UTC',
@@ -315,7 +316,7 @@ async function main(): Promise<void> {
       // A schedule's run is named after its action time, to the second: a second trigger within the same
       // second would name a run that exists, and start none.
       await sleepUntil(Math.ceil(Date.now() / 1000) * 1000 + 50);
-      if (side === 'ours') await debugScheduler.triggerJob(ids.ours);
+      if (side === 'ours') await countScheduler.triggerJob(ids.ours);
       else await client.schedule.getHandle(ids.raw).trigger();
       const deadline = Date.now() + 30_000;
       let workflowId: string | undefined;
@@ -327,19 +328,31 @@ async function main(): Promise<void> {
       await client.workflow.getHandle(workflowId).result();
       lastRun[side] = workflowId;
     };
-    let counted = {} as Record<SideName, number>;
-    const count = async () => {
+    const run = async () => {
       try {
-        counted = await promisesPerRun(['ours', 'raw'] as const, trigger);
+        for (const side of ['ours', 'raw'] as const) await trigger(side);
       } finally {
-        for (const w of debugWorkers) w.shutdown();
+        for (const w of countWorkers) w.shutdown();
       }
     };
-    await Promise.all([...debugWorkers.map((w) => w.run()), count()]);
-    const bytesOf = async (side: SideName) =>
-      bytesByPart((await client.workflow.getHandle(lastRun[side]).fetchHistory()).events ?? []);
-    const bytes = { ours: await bytesOf('ours'), raw: await bytesOf('raw') };
-    await debugScheduler.removeJob(ids.ours);
+    await Promise.all([...countWorkers.map((w) => w.run()), run()]);
+    const histories = {
+      ours: await client.workflow.getHandle(lastRun.ours).fetchHistory(),
+      raw: await client.workflow.getHandle(lastRun.raw).fetchHistory(),
+    };
+    // The run-started and run-finished sinks of ours are called (not during replay), so they must exist.
+    const none = { fn: () => undefined };
+    const counted = {
+      ours: await promisesOfReplay(oursBundle, histories.ours, {
+        tflow: { runStarted: none, runFinished: none },
+      }),
+      raw: await promisesOfReplay(rawBundle, histories.raw),
+    };
+    const bytes = {
+      ours: bytesByPart(histories.ours.events ?? []),
+      raw: bytesByPart(histories.raw.events ?? []),
+    };
+    await countScheduler.removeJob(ids.ours);
     await client.schedule.getHandle(ids.raw).delete();
     return { promises: counted, bytes };
   }
@@ -416,7 +429,7 @@ async function main(): Promise<void> {
     }
   }
   console.log(
-    `promises per fired run in the sandbox: ours ${promises.ours}, raw ${promises.raw} (one triggered run a side, debug mode)`,
+    `promises per fired run in the sandbox: ours ${promises.ours}, raw ${promises.raw} (one triggered run a side, counted by replaying its history)`,
   );
   const total = (b: Record<HistoryPart, number>) => HISTORY_PARTS.reduce((sum, p) => sum + b[p], 0);
   for (const side of ['ours', 'raw'] as const) {

@@ -6,6 +6,8 @@
  * main cost in the sandbox.
  */
 import v8 from 'node:v8';
+import type { temporal } from '@temporalio/proto';
+import { Worker, type ReplayWorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 
 /**
  * Runs each side once to warm up (the sandbox's first run loads its modules), then once more counting the
@@ -32,4 +34,29 @@ export async function promisesPerRun<S extends string>(
     counted[side] = promises;
   }
   return counted;
+}
+
+/**
+ * Promises a recorded run creates in the workflow sandbox, counted while a replay worker (workflows on this
+ * thread) replays its history with `workflowBundle`. Deterministic: the live count of one run moves by a promise
+ * or two between runs (how the run's jobs fall into activations), a replay's does not.
+ */
+export async function promisesOfReplay(
+  workflowBundle: WorkflowBundle,
+  history: temporal.api.history.v1.IHistory,
+  sinks?: ReplayWorkerOptions['sinks'],
+): Promise<number> {
+  let promises = 0;
+  const stop = v8.promiseHooks.createHook({
+    init(promise: Promise<unknown>) {
+      if (promise.constructor !== Promise) promises++; // the sandbox's own Promise: workflow code
+    },
+  }) as () => void;
+  try {
+    // A replay worker runs its workflows on this thread (the SDK sets its debugMode).
+    await Worker.runReplayHistory({ workflowBundle, ...(sinks ? { sinks } : {}) }, history);
+  } finally {
+    stop();
+  }
+  return promises;
 }
