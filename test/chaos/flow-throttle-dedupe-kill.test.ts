@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { tsToMs } from '@temporalio/common/lib/time';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readEnv } from '../../src/config';
 import { freePort } from '../../src/devserver/ports';
@@ -38,9 +37,9 @@ import { killServer, startKillableServer, type KillableServer } from './killable
  * lost (every event answered; every accepted event's step ran, those caught in flight by the kill again;
  * every deduplicated event names a run of its key whose step ran), nothing run twice (no event in two runs,
  * one event per run), and the bound kept: at most THROTTLE_LIMIT runs of a key started in any
- * THROTTLE_PERIOD_MS, runs of a deduped key at least DEDUPE_WINDOW_MS apart. Start times are the flow
- * control's own (workflow time of the task that started the run, read from its history, every execution of
- * its chain), which is what it decides by.
+ * THROTTLE_PERIOD_MS, runs of a deduped key at least DEDUPE_WINDOW_MS apart, judged on the runs' start
+ * times as the server recorded them (what a user sees), with no slack: since FLOW_STARTED_AT_PATCH the flow
+ * control counts a run's start from the task that saw it started, which is at or after that time.
  *
  * A step the killed worker had in flight is retried by Temporal only at its attempt timeout: the fixture's
  * steps have a 5 s `timeout` (the default 10 minutes outlasts the wait; the first version of this test,
@@ -204,27 +203,31 @@ const keyOf = (prefix: string, label: string) =>
   `${prefix}-k${Number(label.split('-').pop()) % DEBOUNCE_KEYS}`;
 
 /**
- * The runs a flow control started, in start order, each with the workflow time of the task that started
- * it: read from the history of every execution of its chain (it continues as new), first to last.
+ * The runs a flow control started (read from the history of every execution of its chain: it continues as
+ * new), each with its start time as the server recorded it (the run's own WorkflowExecutionStarted, what
+ * the UI and `describe` show), in start order.
  */
 async function runStarts(client: Client, flowId: string): Promise<{ workflowId: string; at: number }[]> {
   const latest = await client.workflow.getHandle(flowId).fetchHistory();
   const first = latest.events![0]!.workflowExecutionStartedEventAttributes!.firstExecutionRunId ?? undefined;
-  const starts: { workflowId: string; at: number }[] = [];
+  const ids: string[] = [];
   for (let runId = first; runId;) {
     const history = await client.workflow.getHandle(flowId, runId).fetchHistory();
-    let taskStartedAt = 0;
     runId = undefined;
     for (const e of history.events ?? []) {
-      const at = tsToMs(e.eventTime);
-      if (e.workflowTaskStartedEventAttributes) taskStartedAt = at;
       const started = e.startChildWorkflowExecutionInitiatedEventAttributes;
-      if (started) starts.push({ workflowId: started.workflowId!, at: taskStartedAt });
+      if (started) ids.push(started.workflowId!);
       const next = e.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
       if (next) runId = next;
     }
   }
-  return starts;
+  const starts = await Promise.all(
+    ids.map(async (workflowId) => ({
+      workflowId,
+      at: (await client.workflow.getHandle(workflowId).describe()).startTime.getTime(),
+    })),
+  );
+  return starts.sort((a, b) => a.at - b.at);
 }
 
 /**
@@ -239,7 +242,7 @@ async function openRuns(which: FlowPipelineName, prefix: string): Promise<string
       const { raw } = await client.workflow.getHandle(run.workflowId).describe();
       const steps = (raw.pendingActivities ?? []).map(
         (a) =>
-          `${a.activityType?.name} ${String(a.state)} attempt ${a.attempt} on ${a.lastWorkerIdentity || 'no worker'}`,
+          `${a.activityType?.name} ${PENDING_STATES[a.state ?? 0] ?? String(a.state)} attempt ${a.attempt} on ${a.lastWorkerIdentity || 'no worker'}`,
       );
       out.push(`${run.workflowId}: ${steps.join(', ') || 'no pending step'}`);
       if (out.length >= 10) break;
@@ -247,6 +250,16 @@ async function openRuns(which: FlowPipelineName, prefix: string): Promise<string
     return out;
   });
 }
+
+/** PendingActivityState's names, by number. */
+const PENDING_STATES = [
+  'unspecified',
+  'scheduled',
+  'started',
+  'cancel requested',
+  'paused',
+  'pause requested',
+];
 
 /** Waits until the log holds `count` runs of `which`; a timeout names the runs still open and their steps. */
 async function stepsRan(
@@ -348,7 +361,7 @@ describe('throttle and dedupe by key with racing senders, the worker and the ser
           id,
         ).toBe(true);
       }
-      // The bound, per key, on the flow control's own start times.
+      // The bound, per key, on the runs' start times as the server recorded them.
       let most = 0;
       await withClient(async (client) => {
         for (let k = 0; k < DEBOUNCE_KEYS; k++) {
@@ -426,7 +439,7 @@ describe('throttle and dedupe by key with racing senders, the worker and the ser
           a.run!.startsWith(`${flowControlWorkflowId(flowPipelines.dedupe.name, keyOf(prefix, label))}:`),
         ).toBe(true);
       }
-      // The bound, per key: runs at least a window apart.
+      // The bound, per key: runs at least a window apart, by the server's record of their starts.
       await withClient(async (client) => {
         for (let k = 0; k < DEBOUNCE_KEYS; k++) {
           const starts = await runStarts(

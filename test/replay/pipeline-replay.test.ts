@@ -57,7 +57,7 @@ const sinks = {
 };
 
 describe('replay of recorded histories', () => {
-  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, a plain scheduled run, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, the shared alert evaluator and its deliveries, a run that tells no watchdog, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity, then as an activity again), local steps, a failing onFailure hook, steps served on other task queues, capped keys under a total (round-robin, cancel-in-progress, skip), flow control (debounce, batch, dedupe)', () => {
+  it('has the representative runs: success, retry, saga, parallel, scheduled with guards, a plain scheduled run, one-off, coalesced, dst-skipped, horizon-renewed, buffered, semaphore, redrive, child pipeline, sleep and waitFor, chain, user metadata, alerts, watchdog, watchdog obeying its schedule, watchdog at rest, the shared alert evaluator and its deliveries, a run that tells no watchdog, dead letters, rate limit, concurrency key (and its liveness patches, the check as a local activity, then as an activity again), local steps, a failing onFailure hook, steps served on other task queues, capped keys under a total (round-robin, cancel-in-progress, skip), flow control (debounce, batch, dedupe, throttle before and after its started-at patch)', () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'alert-delivery-silent.json',
@@ -72,6 +72,8 @@ describe('replay of recorded histories', () => {
         'flow-control-batch.json',
         'flow-control-debounce.json',
         'flow-control-dedupe.json',
+        'flow-control-throttle.json',
+        'flow-control-throttle-started-at.json',
         'concurrency-key-reasked.json',
         'concurrency-semaphore.json',
         'concurrency-semaphore-checked.json',
@@ -163,6 +165,15 @@ describe('replay of recorded histories', () => {
       [
         'workflowExecutionUpdateAcceptedEventAttributes',
         'startChildWorkflowExecutionInitiatedEventAttributes',
+      ],
+    ],
+    // Throttle since FLOW_STARTED_AT_PATCH: its marker, and the timers of the sliding window.
+    [
+      'flow-control-throttle-started-at.json',
+      [
+        'markerRecordedEventAttributes',
+        'timerFiredEventAttributes',
+        'childWorkflowExecutionStartedEventAttributes',
       ],
     ],
     // cancel-in-progress: the semaphore asks the oldest run to cancel; that run waits for its step to stop.

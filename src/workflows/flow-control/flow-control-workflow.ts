@@ -4,6 +4,7 @@ import {
   continueAsNew,
   log,
   ParentClosePolicy,
+  patched,
   setHandler,
   startChild,
   workflowInfo,
@@ -14,6 +15,7 @@ import { PIPELINE_WORKFLOW_TYPE, TIMEOUT_GRACE_MS, type PipelineRunInput } from 
 import { PIPELINE_SEARCH_ATTRIBUTE } from '../search-attributes';
 import { dueAt, idleFor, nextRun } from './flow-buffer';
 import {
+  FLOW_STARTED_AT_PATCH,
   pendingQuery,
   sendEventUpdate,
   type FlowControlInput,
@@ -43,6 +45,8 @@ export async function tflowFlowControlWorkflow(input: FlowControlInput): Promise
   const chain = workflowInfo().firstExecutionRunId.slice(0, 8);
   const runId = (n: number) => `${workflowInfo().workflowId}:${chain}:${n}`;
   let changed = false;
+  /** The run being started (since FLOW_STARTED_AT_PATCH): a dedupe event meanwhile goes to it. */
+  let starting: string | undefined;
 
   const answer = (id: string, receipt: FlowReceipt): FlowReceipt => {
     seen.set(id, { id, ...receipt });
@@ -58,6 +62,9 @@ export async function tflowFlowControlWorkflow(input: FlowControlInput): Promise
     changed = true;
     const now = Date.now();
     if (control.kind === 'dedupe') {
+      // A run being started: its window has not begun yet (FLOW_STARTED_AT_PATCH).
+      if (starting !== undefined)
+        return answer(event.id, { status: 'deduplicated', runWorkflowId: starting });
       if (state.pending.length > 0) {
         return answer(event.id, { status: 'deduplicated', runWorkflowId: runId(state.started + 1) });
       }
@@ -81,6 +88,8 @@ export async function tflowFlowControlWorkflow(input: FlowControlInput): Promise
   });
 
   const startRun = async () => {
+    // Decided here, in the task that starts the run (its marker just before the start command).
+    const startedAtClock = patched(FLOW_STARTED_AT_PATCH);
     const { events, args } = nextRun(control, state.pending);
     state.pending.splice(0, events.length);
     const n = ++state.started;
@@ -88,6 +97,7 @@ export async function tflowFlowControlWorkflow(input: FlowControlInput): Promise
     const workflowId = runId(n);
     state.startTimes = [...state.startTimes, at].slice(-(control.kind === 'throttle' ? control.limit : 1));
     state.lastRun = { workflowId, at };
+    if (startedAtClock) starting = workflowId;
     const concurrency = events[events.length - 1]!.concurrency;
     const run: PipelineRunInput = { spec, args, ...(concurrency ? { concurrency } : {}) };
     try {
@@ -102,6 +112,15 @@ export async function tflowFlowControlWorkflow(input: FlowControlInput): Promise
       // Only after a reset of this workflow: the run of that number exists and has these events.
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       log.warn('the run of these events already exists', { workflowId });
+    }
+    if (startedAtClock) {
+      // The run has started by now (this task's time is at or after the server's start of it): the
+      // throttle's period and the dedupe window count from here, so the bound holds on the runs' own start
+      // times however late the run began after the task that decided it.
+      const startedAt = Date.now();
+      state.startTimes = [...state.startTimes.slice(0, -1), startedAt];
+      state.lastRun = { workflowId, at: startedAt };
+      starting = undefined;
     }
   };
 

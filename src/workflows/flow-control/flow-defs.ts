@@ -84,6 +84,14 @@ export interface FlowPending {
   started: number;
 }
 
+/**
+ * Patch of the flow control's clock: a run's start counts from when the run started (the workflow time of
+ * the task that saw it started), not from the task that decided it. Before, a slow workflow task or a
+ * child start held up on the server moved the throttle's window and the dedupe window before the run began:
+ * a throttle of 2 per 2 s started runs 1 and 3 1.06 s apart by the server's record, under load.
+ */
+export const FLOW_STARTED_AT_PATCH = 'tflow-flow-started-at';
+
 /** Update: an event for the pipeline's runs, answered once it is held (durably) or deduplicated. */
 export const sendEventUpdate = defineUpdate<FlowReceipt, [FlowEvent]>('tflowSendEvent');
 /** Query: what waits. */

@@ -3,6 +3,7 @@
  */
 export {
   FLOW_CONTROL_WORKFLOW_TYPE,
+  FLOW_STARTED_AT_PATCH,
   flowControlWorkflowId,
   pendingQuery,
   sendEventUpdate,
