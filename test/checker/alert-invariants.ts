@@ -169,6 +169,27 @@ export function checkAlerts(h: History, v: Violation[], tally: Tally): void {
 export const EVALUATOR_RESUME_MS = 30_000;
 
 /**
+ * How long after a run completes the evaluator surely sees it when no deadline runs (the job silent): its
+ * listing of completed runs every third wave (15 s), then the wave that checks the deadline after it (5 s),
+ * and 5 s more for visibility (docs/operations.md, "The dead-man deadline"). Seen at seed 5183 (02:47): a
+ * silent raised at 02:47:54.535, the run that ended it closed at 02:47:54.563 (Temporal back from a SIGKILL
+ * at 02:47:54.8), `recovered` at 02:48:12.8, and the next run completed at 02:48:16.4, before the wave after.
+ */
+export const SUCCESS_SEEN_MS = 25_000;
+
+/**
+ * The latest the evaluator's first read of a job can come: FIRST_READ_MS after the create, or after a server
+ * fault that overlaps it (its reads fail meanwhile).
+ */
+export function firstReadOf(job: JobLife, h: History): number {
+  let firstRead = job.create.t1 + FIRST_READ_MS;
+  for (const f of [...h.faults].sort((a, b) => a.t0 - b.t0))
+    if (isServerFault(f) && f.t0 <= firstRead && f.t1 >= job.create.t0)
+      firstRead = Math.max(firstRead, f.t1 + FIRST_READ_MS);
+  return firstRead;
+}
+
+/**
  * Faults that hold the alerts' timer or delivery back: the server down, or the alert worker down (and for
  * {@link EVALUATOR_RESUME_MS} after it is back).
  */
@@ -274,6 +295,15 @@ function checkSilence(
       success: false,
     })),
   ].sort((p, q) => p.lo - q.lo);
+  // The evaluator cannot raise before it first read the job (its listing of the schedules written).
+  const firstRead = firstReadOf(job, h);
+  // A success that ends a silent period is seen only through the listing of completed runs (no deadline
+  // runs while the job is silent, docs/operations.md): the deadline after it is checked from then on.
+  const endsSilence = (p: { lo: number; hi: number }) =>
+    silents.some((d) => {
+      const x = Date.parse(d.event.at);
+      return x <= p.hi + SLACK_MS && !successes.some((c) => c.lo > x && c.hi < p.lo);
+    });
   let a = -Infinity;
   let aLo = -Infinity;
   let successLo = -Infinity;
@@ -282,8 +312,18 @@ function checkSilence(
     aLo = Math.max(aLo, p.lo);
     if (p.success) successLo = Math.max(successLo, p.lo);
     const b = Math.min(points[i + 1]?.lo ?? Infinity, watchEnd);
-    if (b - a <= E + WATCHDOG_MARGIN_MS || holdsWatchdog(h, a + E - 1_000, a + E + WATCHDOG_MARGIN_MS))
+    const due = Math.max(a + E, firstRead, p.success && endsSilence(p) ? p.hi + SUCCESS_SEEN_MS : -Infinity);
+    if (
+      b <= due + WATCHDOG_MARGIN_MS ||
+      holdsWatchdog(h, a + E - 1_000, a + E + WATCHDOG_MARGIN_MS) ||
+      holdsWatchdog(h, due - 1_000, due + WATCHDOG_MARGIN_MS)
+    ) {
+      if (b - a > E + WATCHDOG_MARGIN_MS && b <= due + WATCHDOG_MARGIN_MS)
+        tally.excuse(
+          'silent stretch ended before the evaluator could see it (its first read of the job, or the listing of completed runs after a silent period)',
+        );
       return;
+    }
     if (silents.some((d) => d.at >= successLo + E - 1_000 && d.at < aLo + E - 1_000)) return;
     tally.check('I6');
     if (!silents.some((d) => d.at >= aLo + E - 1_000 && d.at <= b + WATCHDOG_MARGIN_MS))
@@ -447,10 +487,7 @@ function checkNotStarted(
     ...(job.finalPause ? [job.finalPause] : []),
     ...(job.finalRemove ? [job.finalRemove] : []),
   ];
-  let firstRead = job.create.t1 + FIRST_READ_MS;
-  for (const f of [...h.faults].sort((a, b) => a.t0 - b.t0))
-    if (isServerFault(f) && f.t0 <= firstRead && f.t1 >= job.create.t0)
-      firstRead = Math.max(firstRead, f.t1 + FIRST_READ_MS);
+  const firstRead = firstReadOf(job, h);
   const listed = nominalTimes(job.model, job.create.t0, job.create.t0 + 86_400_000).slice(0, LISTED_TIMES);
   const lastListed = listed[listed.length - 1] ?? -Infinity;
   let outside = 0;

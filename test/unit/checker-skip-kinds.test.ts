@@ -59,13 +59,44 @@ describe('I1c per time: the kind of skip that can stand for each missing time', 
     expect(detail(late.h)).toEqual([expect.stringMatching(/^I1c .*no skip Temporal counts can stand for/)]);
   });
 
+  it('one wake took a lost start and the next time together: one violation, for the lost time', () => {
+    // Seed 5183 (02:57): a calendar every 6 s, SKIP, grace 2 s (a 10 s window); PostgreSQL down from 27.6 to
+    // 36 s. The wake after it took 30 and 36 s together; ProcessBuffer started 30 s (which failed until its
+    // window ended, dropped, uncounted) and counted 36 s as an overlap skip with no run open.
+    const h = emptyHistory();
+    const job = addJob(h, {
+      spec: { trigger: { kind: 'calendar', stepS: 6 }, graceS: 2 },
+      counters: { skippedOverlap: 1 },
+    });
+    for (const t of every(6, 6_000, 54_000)) if (t !== 30_000 && t !== 36_000) addRun(h, job, t);
+    h.faults.push({ kind: 'postgres-stop', t0: at(27_600), t1: at(36_000) });
+    const v = detail(h);
+    expect(v).toEqual([
+      expect.stringMatching(/^I1c .*2 nominal times had no outcome but Temporal counted only 1 skips/),
+    ]);
+    // The good twin: 30 s counted too (a catch-up skip: the next run, of 42 s, started 12 s after it).
+    job.counters!.missedCatchupWindow = 1;
+    expect(detail(h)).toEqual([]);
+    // Without the time before it missing, 36 s alone cannot be an overlap skip: no run was open.
+    const alone = emptyHistory();
+    const j2 = addJob(alone, {
+      spec: { trigger: { kind: 'calendar', stepS: 6 }, graceS: 2 },
+      counters: { skippedOverlap: 1 },
+    });
+    for (const t of every(6, 6_000, 54_000)) if (t !== 36_000) addRun(alone, j2, t);
+    expect(detail(alone)).toEqual([expect.stringMatching(/^I1c .*no skip Temporal counts can stand for/)]);
+  });
+
   it('times only a catch-up skip can stand for, with overlap skips counted instead', () => {
-    // The job stops firing at 30 s, no run open after: nothing held a start back, so 13 overlap skips
-    // cannot stand for the 13 missing times (the total, 13 counted for 13 missing, passed it).
+    // The job stops firing at 30 s, no run open after: nothing held 32 s back, so no overlap skip can stand
+    // for it (the total, 13 counted for 13 missing, passed it). The times after it may be overlap skips of
+    // one late wake that took them with 32 s, whose start failed: the first lost time is the one flagged.
     const h = emptyHistory();
     const job = addJob(h, { counters: { skippedOverlap: 13 } });
     for (const t of every(2, 2_000, 30_000)) addRun(h, job, t);
-    expect(detail(h)).toEqual([expect.stringMatching(/^I1c .*13 nominal times .*only a catch-up skip/)]);
+    expect(detail(h)).toEqual([
+      expect.stringMatching(/^I1c .*1 nominal times .*only a catch-up skip.*: 2026-12-04T10:00:32.000Z \(/),
+    ]);
     // Good twins: the catch-up window's skips; or the last run open to the end (overlap skips).
     job.counters = { skippedOverlap: 0, missedCatchupWindow: 13, buffered: 0, bufferDropped: 0 };
     expect(detail(h)).toEqual([]);
