@@ -213,6 +213,17 @@ describe('checkCounts: counted skips are not reported again as not-started (chec
     ...over,
   });
 
+  /** An `onMissed` job read at T with no count yet, its counts due at `countsDueAt`. */
+  const countedJob = (createdAt: string, countsDueAt: number): WatchedJob => ({
+    jobId: 'j4s',
+    config: { onMissed: webhook },
+    createdAt,
+    countsDueAt,
+    paused: false,
+    counts: { missedCatchupWindow: 0, overlapSkipped: 0 },
+    nextActionAt: T,
+  });
+
   it('raises the counted skips once, and no not-started for those times when they settle later', async () => {
     // Read 0: times T.. every 4 s listed. Read 1 (T + 19 s): the counters gained 6 overlap skips, the
     // times T+12 s and T+16 s have no run and are not settled yet. Read 2 (T + 50 s): nothing more counted.
@@ -224,15 +235,7 @@ describe('checkCounts: counted skips are not reported again as not-started (chec
     });
     const r2 = reading({ ...r1, expectedTimes: every4s(T + 52 * S), nextActionAt: T + 52 * S });
     const { ctx, started } = context([r1, r2]);
-    const job: WatchedJob = {
-      jobId: 'j4s',
-      config: { onMissed: webhook },
-      createdAt: r0.createdAt,
-      countsDueAt: T + 19 * S,
-      paused: false,
-      counts: { missedCatchupWindow: 0, overlapSkipped: 0 },
-      nextActionAt: T,
-    };
+    const job = countedJob(r0.createdAt, T + 19 * S);
     expectFrom(job, r0, []);
     await checkCounts(ctx, job, T + 19 * S);
     expect(started).toEqual([expect.stringMatching(/^tflow-alert:missed:overlap:6:/)]);
@@ -245,15 +248,7 @@ describe('checkCounts: counted skips are not reported again as not-started (chec
     const r0 = reading({ expectedTimes: [T, T + 86_400 * S], nextActionAt: T });
     const r1 = reading({ expectedTimes: [T + 86_400 * S], nextActionAt: T + 86_400 * S });
     const { ctx, started } = context([r1]);
-    const job: WatchedJob = {
-      jobId: 'j4s',
-      config: { onMissed: webhook },
-      createdAt: r0.createdAt,
-      countsDueAt: T + 50 * S,
-      paused: false,
-      counts: { missedCatchupWindow: 0, overlapSkipped: 0 },
-      nextActionAt: T,
-    };
+    const job = countedJob(r0.createdAt, T + 50 * S);
     expectFrom(job, r0, []);
     await checkCounts(ctx, job, T + CATCHUP + NOT_STARTED_MARGIN_MS);
     expect(started).toEqual([`tflow-alert:missed:not-started:${T}:${Date.parse(r0.createdAt)}:j4s`]);
