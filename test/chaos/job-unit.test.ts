@@ -28,6 +28,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { JobNotFoundError, ServerUnreachableError } from '../../src/client/errors';
 import { findJobDisagreements, repairJobDisagreement } from '../../src/client/jobs/job-repair';
+import { lastAlertEvaluatorSettings } from '../../src/client/jobs/alert-evaluator';
 import { readEnv } from '../../src/config';
 import { DevServer } from '../../src/devserver/dev-server';
 import { pipeline } from '../../src/pipeline';
@@ -343,6 +344,8 @@ describe('the alert evaluator terminated', () => {
 
     await repairJobDisagreement(t.client, found[0]!);
     expect((await evaluator.describe()).status.name).toBe('RUNNING');
+    // Started again as its alert worker had configured it (a 3 s heartbeat timeout), not with the defaults.
+    expect(await lastAlertEvaluatorSettings(t.client, alertQueue)).toEqual({ heartbeatTimeoutMs: 3_000 });
     const [silent] = await waitFor(
       'the silent alert once the evaluator runs again',
       async () => (silentOf(jobId).length > 0 ? silentOf(jobId) : undefined),

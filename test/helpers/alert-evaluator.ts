@@ -20,11 +20,12 @@ export async function evaluatorHeartbeat(
 }
 
 /**
- * Waits until the evaluator of `taskQueue` has ended `waves` more waves than now: whatever was true when
+ * Waits until the evaluator of `taskQueue` has ended `waves` waves after this call: whatever was true when
  * this was called has been evaluated since (a condition for "no alert came", instead of a blind sleep).
- * Waves are counted from the heartbeats' `waves` (the SDK sends a heartbeat at most every 80% of the
- * heartbeat timeout, so one heartbeat can stand for several waves); a heartbeat of another activity
- * attempt counts its own waves.
+ * Waves are counted from the heartbeats' `waves` and `waveAt` (when the last wave ended). The SDK sends a
+ * heartbeat at most every 80% of the heartbeat timeout, so one heartbeat can stand for several waves, some
+ * of them ended before this call: of the first heartbeat whose last wave ended after the call, only that
+ * wave is counted; after it, every wave a heartbeat adds (a heartbeat of another activity attempt: one).
  */
 export async function waitForWaves(
   client: Client,
@@ -32,20 +33,18 @@ export async function waitForWaves(
   waves = 2,
   timeoutMs = 60_000,
 ): Promise<void> {
-  const start = await evaluatorHeartbeat(client, taskQueue).catch(() => undefined);
-  const since = start?.waveAt ? Date.parse(start.waveAt) : Date.now();
+  const calledAt = Date.now();
   let seen = 0;
-  let last: { waveAt: string; waves: number } | undefined =
-    start?.waveAt !== undefined ? { waveAt: start.waveAt, waves: start.waves ?? 0 } : undefined;
+  let last: { waveAt: number; waves: number } | undefined;
   await waitFor(
     `${waves} waves of the alert evaluator of ${taskQueue}`,
     async () => {
       const hb = await evaluatorHeartbeat(client, taskQueue);
-      if (hb?.waveAt && hb.waveAt !== last?.waveAt && Date.parse(hb.waveAt) > since) {
-        const count = hb.waves ?? 0;
-        // The same activity: the waves since the last heartbeat seen; another attempt: at least one.
+      const waveAt = hb?.waveAt ? Date.parse(hb.waveAt) : undefined;
+      if (waveAt !== undefined && waveAt > calledAt && waveAt !== last?.waveAt) {
+        const count = hb!.waves ?? 0;
         seen += last && count > last.waves ? count - last.waves : 1;
-        last = { waveAt: hb.waveAt, waves: count };
+        last = { waveAt, waves: count };
       }
       return seen >= waves ? true : undefined;
     },

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { AlertEvaluatorStartError, fromWireError } from '../errors';
 import {
   ALERT_EVALUATOR_WORKFLOW_TYPE,
@@ -36,6 +37,31 @@ export async function ensureAlertEvaluator(
     if (err instanceof WorkflowExecutionAlreadyStartedError) return;
     // A server away is said as such (ServerUnreachableError...); anything else names the evaluator.
     throw fromWireError(err) ?? new AlertEvaluatorStartError(taskQueue, err);
+  }
+}
+
+/**
+ * The settings the last run of the evaluator of `taskQueue` was started with (its alert worker's
+ * `evaluator.heartbeatTimeoutMs`), or none when it never ran or its history is gone: a repair starts it
+ * again as its worker had configured it, not with the defaults.
+ */
+export async function lastAlertEvaluatorSettings(
+  client: Client,
+  taskQueue: string,
+): Promise<Pick<AlertEvaluatorInput, 'heartbeatTimeoutMs'>> {
+  try {
+    const history = await client.workflow.getHandle(alertEvaluatorWorkflowId(taskQueue)).fetchHistory();
+    const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+    if (!payloads?.length) return {};
+    const input = await decodeFromPayloadsAtIndex<AlertEvaluatorInput>(
+      client.options.loadedDataConverter,
+      0,
+      payloads,
+    );
+    return typeof input?.heartbeatTimeoutMs === 'number' ? { heartbeatTimeoutMs: input.heartbeatTimeoutMs } : {};
+  } catch {
+    // Never ran, or closed past retention: the defaults.
+    return {};
   }
 }
 

@@ -9,7 +9,7 @@ import { decodeJobRecord } from './store/job-record';
 import { dueBackfill, dueMarkOf } from './store/build-updates';
 import { listSchedulesReadable } from '../schedule-listing';
 import { undecodable } from './job-alert-health';
-import { ensureAlertEvaluator } from './alert-evaluator';
+import { ensureAlertEvaluator, lastAlertEvaluatorSettings } from './alert-evaluator';
 
 /*
  * What a job needs beyond its schedule and nobody else provides. A job is one Temporal entity, its
@@ -125,7 +125,7 @@ export async function findJobDisagreements(
 
 /**
  * Repairs one finding of {@link findJobDisagreements} with the calls the writers make (each idempotent):
- * starts the queue's alert evaluator, or sends the owed one-off's backfill, with the job's overlap policy
+ * starts the queue's alert evaluator (with the settings of its last run), or sends the owed one-off's backfill, with the job's overlap policy
  * (its run then judges its own lateness against misfireGraceTime, as any late run does).
  */
 export async function repairJobDisagreement(
@@ -135,7 +135,8 @@ export async function repairJobDisagreement(
 ): Promise<void> {
   const { jobId } = finding;
   if (finding.kind === 'evaluator-missing') {
-    await ensureAlertEvaluator(client, finding.taskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE);
+    const taskQueue = finding.taskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE;
+    await ensureAlertEvaluator(client, taskQueue, await lastAlertEvaluatorSettings(client, taskQueue));
   } else {
     // Read again: the run may have started since the finding.
     const d = await describeJobIfAny(client, jobId);
