@@ -4,7 +4,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
-import { devServerDynamicConfig, dynamicConfigArgs } from '../../src/devserver/dynamic-config';
+import {
+  devServerDynamicConfig,
+  dynamicConfigArgs,
+  type DevServerTuning,
+} from '../../src/devserver/dynamic-config';
 import { TFLOW_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import { waitFor } from '../helpers/wait-for';
 
@@ -15,11 +19,15 @@ export interface KillableServer {
   child: ChildProcess;
 }
 
-/** Starts `temporal server start-dev` on `port` and `dbFile`; resolves once the namespace answers. */
+/**
+ * Starts `temporal server start-dev` on `port` and `dbFile`, with the embedded server's dynamic config
+ * (`tuning`, e.g. `{ fairness: true }`); resolves once the namespace answers.
+ */
 export async function startKillableServer(
   cli: string,
   port: number,
   dbFile: string,
+  tuning: DevServerTuning = {},
 ): Promise<KillableServer> {
   const namespace = 'default';
   const args = [
@@ -40,7 +48,7 @@ export async function startKillableServer(
       '--search-attribute',
       `${name}=${type}`,
     ]),
-    ...dynamicConfigArgs(devServerDynamicConfig()),
+    ...dynamicConfigArgs(devServerDynamicConfig(tuning)),
   ];
   const child = spawn(cli, args, { stdio: 'ignore' });
   const address = `127.0.0.1:${port}`;
