@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DevServer } from '../../src/devserver';
 import { pipeline } from '../../src/pipeline';
@@ -10,6 +10,7 @@ import type { PriorityOptions } from '../../src/pipeline/priority';
 import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { createWorker, type Steps } from '../../src/worker/create-worker';
 import { ClientProcesses } from '../helpers/client-processes';
+import { connectTest, type TestContext } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 import {
   askedPriority,
@@ -24,9 +25,10 @@ import {
 } from '../fixtures/priority-pipeline';
 
 /*
- * Priority and fairness when many runs race, on a dev server of the file's own with Temporal's fairness on
- * (`DevServer.start({ fairness: true })`: the new matcher, `matching.enableFairness`, one partition per task
- * queue, where Temporal orders tasks).
+ * Priority and fairness when many runs race (on the suite's server: the cluster under
+ * `npm run test:cluster`), and the order Temporal dispatches them in (on a dev server of the file's own
+ * with fairness on: `DevServer.start({ fairness: true })`, the new matcher, `matching.enableFairness`, one
+ * partition per task queue, within which Temporal orders tasks).
  *
  * 1. The mapping under a race: 4 client processes (test/fixtures/priority-client-process.ts) start 20 runs
  *    each at the same moment, with different priorities, fairness keys and weights (`askedPriority`), or
@@ -48,6 +50,10 @@ const PROCESSES = 4;
 const PER_PROCESS = 20;
 
 let dir: string;
+/** The suite's server (the cluster under `npm run test:cluster`): the mapping. */
+let suite: TestContext;
+let flows: TestContext;
+/** A dev server of the file's own with fairness on: the ordering. */
 let server: DevServer;
 let connection: Connection;
 let native: NativeConnection;
@@ -56,7 +62,8 @@ const clients = new ClientProcesses('priority-client-process.ts');
 const workers: { worker: Worker; done: Promise<void> }[] = [];
 
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  suite = await connectTest('priority-race');
+  flows = await connectTest('priority-flow');
   dir = mkdtempSync(path.join(tmpdir(), 'tflow-priority-race-'));
   server = await DevServer.start({
     home: dir,
@@ -82,6 +89,8 @@ afterAll(async () => {
   await native?.close();
   await connection?.close();
   await server?.stop();
+  await suite?.close();
+  await flows?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -108,13 +117,19 @@ describe('priority and fairness, racing', () => {
     `keeps the priority asked by each of ${PROCESSES * PER_PROCESS} runs started at once from ${PROCESSES} client processes, on the run, its steps and its child, each step run once`,
     { timeout: 180_000 },
     async () => {
-      const taskQueue = `priority-race-${Date.now()}`;
       const log = path.join(dir, 'race.log');
-      await startWorker(taskQueue, recordingSteps(log, 10));
+      await suite.startWorker(recordingSteps(log, 10));
       const prefix = `pr${Date.now()}`;
       const procs = await Promise.all(
         Array.from({ length: PROCESSES }, (_, p) =>
-          clients.start([server.address, server.namespace, taskQueue, prefix, `p${p}`, String(PER_PROCESS)]),
+          clients.start([
+            inject('temporalAddress'),
+            suite.namespace,
+            suite.taskQueue,
+            prefix,
+            `p${p}`,
+            String(PER_PROCESS),
+          ]),
         ),
       );
       for (const p of procs) p.go();
@@ -149,8 +164,8 @@ describe('priority and fairness, racing', () => {
 
       const seen = await Promise.all(
         runs.map(async ({ workflowId, asked }) => {
-          const handle = client.workflow.getHandle(workflowId);
-          const child = client.workflow.getHandle(`${workflowId}/sub`);
+          const handle = suite.client.workflow.getHandle(workflowId);
+          const child = suite.client.workflow.getHandle(`${workflowId}/sub`);
           const [described, history, childDescribed, childHistory] = await Promise.all([
             handle.describe(),
             handle.fetchHistory(),
@@ -239,29 +254,24 @@ describe('priority and fairness, racing', () => {
 
 describe('priority of the runs a flow control starts', () => {
   it("a run started by a dedupe carries its pipeline's priority", { timeout: 60_000 }, async () => {
-    const taskQueue = `priority-flow-${Date.now()}`;
-    const p = pipeline(`priority-flow-${taskQueue}`, {
+    const p = pipeline(`priority-flow-${flows.taskQueue}`, {
       steps: ['hold'],
       priority: { priority: 2, fairnessKey: 'flows', fairnessWeight: 3 },
       dedupe: { window: '1m' },
     }).step('hold');
-    const worker = await startWorker(taskQueue, { hold: async (x: number) => x });
-    try {
-      const runs = new PipelineClient(client, { taskQueue });
-      expect((await runs.send(p, [1])).status).toBe('accepted');
-      const second = await runs.send(p, [2]);
-      expect(second.status).toBe('deduplicated');
-      const handle = client.workflow.getHandle(second.runWorkflowId!);
-      await waitFor('the deduplicated run to start', async () => (await handle.describe()) && true);
-      await handle.result();
-      expect(setFields((await handle.describe()).raw.workflowExecutionInfo?.priority)).toEqual({
-        priorityKey: 2,
-        fairnessKey: 'flows',
-        fairnessWeight: 3,
-      });
-    } finally {
-      await stopWorker(worker);
-    }
+    await flows.startWorker({ hold: async (x: number) => x });
+    const runs = new PipelineClient(flows.client, { taskQueue: flows.taskQueue });
+    expect((await runs.send(p, [1])).status).toBe('accepted');
+    const second = await runs.send(p, [2]);
+    expect(second.status).toBe('deduplicated');
+    const handle = flows.client.workflow.getHandle(second.runWorkflowId!);
+    await waitFor('the deduplicated run to start', async () => (await handle.describe()) && true);
+    await handle.result();
+    expect(setFields((await handle.describe()).raw.workflowExecutionInfo?.priority)).toEqual({
+      priorityKey: 2,
+      fairnessKey: 'flows',
+      fairnessWeight: 3,
+    });
   });
 });
 
