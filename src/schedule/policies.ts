@@ -18,7 +18,10 @@ export interface JobPolicies {
   misfireGraceTime?: Duration;
   /** Temporal's overlap policy, for users who think in Temporal terms; overrides maxInstances/coalesce. */
   overlap?: 'SKIP' | 'BUFFER_ONE' | 'BUFFER_ALL' | 'CANCEL_OTHER' | 'TERMINATE_OTHER' | 'ALLOW_ALL';
-  /** Temporal's catch-up window (min 10 s). @default misfireGraceTime rounded up to 10 s, else 1 year */
+  /**
+   * Temporal's catch-up window (min 10 s): how late the server may still start a time, retrying a start that
+   * fails. @default misfireGraceTime raised to 1 minute, else 1 year
+   */
   catchupWindow?: Duration;
   /** Pause the schedule when a run fails. @default false */
   pauseOnFailure?: boolean;
@@ -46,6 +49,15 @@ export interface CompiledPolicies {
 
 /** Temporal's floor for the catch-up window. */
 export const MIN_CATCHUP_WINDOW_MS = 10_000;
+/**
+ * The catch-up window a job with a misfireGraceTime gets, at least. Temporal retries a start that fails
+ * (a server or its database away) until the time's catch-up window ends, then drops it: no run, and no
+ * count in the schedule's skips (`processBuffer` in Temporal 1.32's scheduler workflow). A window as short
+ * as the grace lost occurrences silently after an outage of about 10 s; with a minute, such a time starts
+ * late once the server is back and its run skips itself as a misfire (an outcome in the job's history, with
+ * its `missed` alert), the lateness judged by the run guard against misfireGraceTime.
+ */
+export const GRACE_CATCHUP_WINDOW_MS = 60_000;
 
 const OVERLAPS = [
   'SKIP',
@@ -113,7 +125,7 @@ export function compilePolicies(p: JobPolicies): CompiledPolicies {
     );
   }
   if (catchupWindowMs === undefined && misfireGraceMs !== undefined) {
-    catchupWindowMs = Math.max(MIN_CATCHUP_WINDOW_MS, misfireGraceMs);
+    catchupWindowMs = Math.max(GRACE_CATCHUP_WINDOW_MS, misfireGraceMs);
   }
   const out: CompiledPolicies = { overlap, pauseOnFailure: p.pauseOnFailure ?? false, maxInstances };
   if (catchupWindowMs !== undefined) out.catchupWindowMs = catchupWindowMs;

@@ -409,7 +409,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * (its database or history service down) until the occurrence's catch-up window ends, then drops it with
  * no run and no count; so the evaluator keeps the action times each read of the job lists (the next 10),
  * and raises `missed` (`not-started`, `nominalTimes: [that time]`) for a listed time with no run once its
- * catch-up window and 30 s more have passed, "within about a minute of the time" with the default window;
+ * catch-up window and 30 s more have passed, "within about 2 minutes of the time" with a grace's window;
  * not when the schedule was paused, resumed or updated between the read that listed it and the read after,
  * nor while starts wait in its buffer; when its counters grew instead, their own `missed` alert covers it
  * (a count, no times). The bounds the checker takes from that, each named by what it stands for:
@@ -422,8 +422,8 @@ export const LISTED_TIMES = 10;
 /** After the catch-up window: the product's margin (30 s), a wave (5 s), the 15 s listing of started runs
  * it matches with, and WATCHDOG_MARGIN_MS for the confirming reads and the delivery. */
 export const NOT_STARTED_AFTER_WINDOW_MS = 30_000 + 5_000 + 15_000 + WATCHDOG_MARGIN_MS;
-/** The catch-up window temporal-flow sets for a job with a misfire grace: max(10 s, grace) (docs/scheduling.md). */
-const catchupOf = (graceMs: number) => Math.max(10_000, graceMs);
+/** The catch-up window temporal-flow sets for a job with a misfire grace: max(1 min, grace) (docs/scheduling.md). */
+const catchupOf = (graceMs: number) => Math.max(60_000, graceMs);
 
 /**
  * I6 for occurrences never started, both ways:

@@ -792,17 +792,17 @@ describe("the checker's CLI backfill passes what backfillJob passes", () => {
  */
 describe('I6: an occurrence never started gets a missed alert', () => {
   const MISSING = 42_000;
-  // The time + the 10 s window + 60 s (NOT_STARTED_AFTER_WINDOW_MS).
-  const BOUND = MISSING + 70_000;
+  // The time + the window of a 5 s grace (1 min) + 60 s (NOT_STARTED_AFTER_WINDOW_MS).
+  const BOUND = MISSING + 120_000;
   const dropped = (spec: Partial<JobLife['spec']> = {}, missing = MISSING) => {
     const h = emptyHistory();
-    h.restAt = at(142_000);
-    h.endAt = at(150_000);
+    h.restAt = at(202_000);
+    h.endAt = at(210_000);
     const job = addJob(h, {
       spec: { trigger: { kind: 'interval', everyS: 6 }, onMissed: true, graceS: 5, ...spec },
-      finalPauseAt: 140_000,
+      finalPauseAt: 200_000,
     });
-    for (const t of every(6, 6_000, 138_000)) if (t !== missing) addRun(h, job, t);
+    for (const t of every(6, 6_000, 198_000)) if (t !== missing) addRun(h, job, t);
     return { h, job };
   };
   const notStarted = (h: History, job: JobLife, t: number, atMs: number) =>
@@ -825,7 +825,7 @@ describe('I6: an occurrence never started gets a missed alert', () => {
     expect(details(h)).toEqual([
       expect.stringMatching(/^I1c .*1 nominal times had no run, and no skip Temporal counts can stand/),
       expect.stringMatching(
-        /^I6 .*the occurrence of 2026-12-04T10:00:42.000Z never started and no missed alert arrived by 2026-12-04T10:01:52.000Z/,
+        /^I6 .*the occurrence of 2026-12-04T10:00:42.000Z never started and no missed alert arrived by 2026-12-04T10:02:42.000Z/,
       ),
     ]);
   });
