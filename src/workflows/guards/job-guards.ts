@@ -184,16 +184,48 @@ function guarded(
   // await's), each a stack capture by the SDK's promise hook. The same calls in the same order as
   // guardedRun's (neither a renewal nor a DST check calls patched() without their fields): no command
   // changes, and recorded runs replay unchanged.
-  const limited = job.maxInstances !== undefined && job.maxInstances > 1;
-  if (job.horizonEnd || job.dstSkips || limited || job.once || job.onError || job.alerts) {
-    return guardedRun(input, job, interpret);
-  }
+  if (needsGuards(job)) return guardedRun(input, job, interpret);
   const late = scheduleLagMs();
   const judging = judge(job, late);
   if (judging instanceof Promise || judging.standsFor !== undefined || misfired(job, judging.lateMs)) {
     return guardedRun(input, job, interpret, { late, judging });
   }
   return interpret(input, late);
+}
+
+/**
+ * What each field of a job's run context asks of the guards: `judged`, read by the fast path's own
+ * judgement (misfire grace, coalescing) or only named; `guarded`, a run with it set needs
+ * {@link guardedRun} (a slot, a renewal, a DST check, a clean-up, a hook or an alert). Every field of
+ * RunJobContext must have its line (`satisfies`): a field added without one does not compile, so the fast
+ * path cannot pass over a guard it does not know.
+ */
+const FIELD_ROLES = {
+  jobId: 'judged',
+  misfireGraceMs: 'judged',
+  coalesce: 'judged',
+  maxInstances: 'guarded',
+  onError: 'guarded',
+  once: 'guarded',
+  alerts: 'guarded',
+  dstSkips: 'guarded',
+  horizonEnd: 'guarded',
+} as const satisfies Record<keyof RunJobContext, 'judged' | 'guarded'>;
+
+const GUARDED_FIELDS = (Object.keys(FIELD_ROLES) as (keyof typeof FIELD_ROLES)[]).filter(
+  (field) => FIELD_ROLES[field] === 'guarded',
+);
+
+/** Whether a run of `job` needs {@link guardedRun}: a `guarded` field set (maxInstances: above 1). */
+export function needsGuards(job: RunJobContext): boolean {
+  for (const field of GUARDED_FIELDS) {
+    const value = job[field];
+    if (
+      field === 'maxInstances' ? (value as number | undefined) !== undefined && (value as number) > 1 : value
+    )
+      return true;
+  }
+  return false;
 }
 
 function misfired(job: RunJobContext, lateMs: number | undefined): boolean {
