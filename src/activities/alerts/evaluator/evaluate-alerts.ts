@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import { describeValue } from '../../../errors';
 import { missingCodecError } from '../../../codec/errors';
 import {
@@ -108,6 +109,15 @@ const CARRY_EXPECTED_MS = 2 * 60_000;
 const MAX_CARRIED_JOBS = 500;
 /** The carry is built again at most this often. */
 const CARRY_REBUILD_MS = 1_000;
+/**
+ * A rebuild that failed (a listing refused: the server or its visibility away or overloaded) is tried again
+ * by the same attempt after 1 s, doubling up to 30 s, heartbeating what its predecessor carried meanwhile. Not
+ * left to the activity's retries: those count every attempt ended within the activity (a killed worker's
+ * too), and a rebuild lists every schedule of the queue, which a short retry would repeat each time.
+ */
+const REBUILD_RETRY_BASE_MS = 1_000;
+const REBUILD_RETRY_MAX_MS = 30_000;
+
 /** Started runs are kept this long for matching (an older time is confirmed by a query of its own). */
 const STARTED_KEPT_MS = 3600_000;
 
@@ -129,6 +139,8 @@ interface Evaluator {
   /** The `countsChanged` hints acted on, by job, and when they were last read. */
   hintsDone: Map<string, string>;
   hintsReadAt: number;
+  /** The query for the hints, while it is out. */
+  hintsReading?: Promise<void>;
   /** Counters reported, for jobs whose counters are not zero (carried). */
   reported: Record<string, { missedCatchupWindow: number; overlapSkipped: number }>;
   /** The carry last built, and when (carryOf). */
@@ -391,6 +403,35 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     return ev;
   }
 
+  /** {@link rebuild}, tried again while it fails (a cancellation ends it). */
+  async function rebuildRetried(
+    client: Client,
+    taskQueue: string,
+    carry: EvaluatorCarry | undefined,
+  ): Promise<Evaluator> {
+    const ctx = Context.current();
+    for (let tries = 1; ; tries++) {
+      try {
+        return await rebuild(client, taskQueue, carry);
+      } catch (err) {
+        if (err instanceof CancelledFailure) throw err;
+        const delayMs = Math.min(REBUILD_RETRY_MAX_MS, REBUILD_RETRY_BASE_MS * 2 ** (tries - 1));
+        const error =
+          (missingCodecError(err) ?? (err instanceof Error ? err : undefined))?.message ?? describeValue(err);
+        ctx.log.error(
+          `the alert evaluator could not read its jobs (try ${tries}), trying again in ${delayMs} ms: ${error}`,
+          { taskQueue, tries, delayMs },
+        );
+        // Alive meanwhile (the wait may outlast the heartbeat timeout), what was carried kept as it came.
+        const until = Date.now() + delayMs;
+        for (let left = delayMs; left > 0; left = until - Date.now()) {
+          ctx.heartbeat(carry ?? {});
+          await ctx.sleep(Math.min(waveMs, left));
+        }
+      }
+    }
+  }
+
   /** 1-2. What changed since the last listings: schedules written, runs completed. */
   async function listings(ev: Evaluator, client: Client, started: number): Promise<void> {
     // 1. Alerts written since the last look; every 6 hours, every schedule (deleted ones, older jobs).
@@ -468,24 +509,41 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       await listings(ev, client, started);
     }
     // 3. Triggers and backfills just sent: their overlap skips are counted at once. Read every 20 s (a
-    // query costs the evaluator's worker a workflow task), well within the minute promised.
-    if (started - ev.hintsReadAt < HINTS_EVERY_MS) return checkDue(ev, client, started);
-    ev.hintsReadAt = started;
-    try {
-      const hints = await client.workflow.getHandle(workflowId).query(alertCountsChangedQuery);
-      for (const [jobId, at] of Object.entries(hints)) {
-        if (ev.hintsDone.get(jobId) === at) continue;
-        ev.hintsDone.set(jobId, at);
-        const job = ev.jobs.get(jobId);
-        if (job?.config.onMissed) {
-          job.countsDueAt = Math.min(job.countsDueAt, Date.parse(at) + COUNT_GRACE_MS);
-          job.hinted = true;
-        }
-      }
-    } catch (err) {
-      Context.current().log.warn('could not read the triggers sent', { error: describeValue(err) });
-    }
+    // query costs the evaluator's worker a workflow task), well within the minute promised; not waited
+    // for: a query goes to the worker that last ran the evaluator workflow (its sticky queue), and when that
+    // worker is the one that just died (the usual case: the evaluator's own queries keep it there), it is
+    // handed to another only after the SDK's sticky timeout (10 s). The answer is taken when it comes.
+    readHints(ev, client, workflowId, started);
     await checkDue(ev, client, started);
+  }
+
+  /** Asks for the `countsChanged` hints when due, unless a query is out; applies them when they come. */
+  function readHints(ev: Evaluator, client: Client, workflowId: string, started: number): void {
+    if (ev.hintsReading || started - ev.hintsReadAt < HINTS_EVERY_MS) return;
+    ev.hintsReadAt = started;
+    const log = Context.current().log;
+    ev.hintsReading = client.workflow
+      .getHandle(workflowId)
+      .query(alertCountsChangedQuery)
+      .then(
+        (hints) => {
+          for (const [jobId, at] of Object.entries(hints)) {
+            if (ev.hintsDone.get(jobId) === at) continue;
+            ev.hintsDone.set(jobId, at);
+            const job = ev.jobs.get(jobId);
+            if (job?.config.onMissed) {
+              job.countsDueAt = Math.min(job.countsDueAt, Date.parse(at) + COUNT_GRACE_MS);
+              job.hinted = true;
+            }
+          }
+        },
+        (err: unknown) => {
+          log.warn('could not read the triggers sent', { error: describeValue(err) });
+        },
+      )
+      .finally(() => {
+        ev.hintsReading = undefined;
+      });
   }
 
   /** Reports a due check made (its lag: how long after it was due). */
@@ -601,8 +659,11 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       const key = `${ctx.info.workflowNamespace}/${taskQueue}`;
       const heartbeat = ctx.info.heartbeatDetails as EvaluatorCarry | undefined;
       let ev = held.get(key);
+      let rebuildMs = 0;
       if (!ev || Date.now() - ev.lastWaveAt > REUSE_WITHIN_MS) {
-        ev = await rebuild(client, taskQueue, heartbeat ?? carry);
+        const rebuildAt = Date.now();
+        ev = await rebuildRetried(client, taskQueue, heartbeat ?? carry);
+        rebuildMs = Date.now() - rebuildAt;
         held.set(key, ev);
       }
       const owner = {};
@@ -619,7 +680,7 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
         }
         waves++;
         ev.lastWaveAt = Date.now();
-        ctx.heartbeat(carryOf(ev, waves));
+        ctx.heartbeat({ ...carryOf(ev, waves), rebuildMs });
         await ctx.sleep(waveMs);
       }
       return { waves, carry: carryOf(ev) };

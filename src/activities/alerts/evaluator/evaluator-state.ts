@@ -60,7 +60,13 @@ export interface WatchedJob {
 }
 
 /** What is carried from one evaluation activity to the next. */
-export type EvaluatorCarry = AlertEvaluatorCarry;
+export type EvaluatorCarry = AlertEvaluatorCarry & {
+  /**
+   * How long this activity's rebuild took (ms; 0 when it took over the state its process held). Heartbeats
+   * only: for operators and tests.
+   */
+  rebuildMs?: number;
+};
 
 /** After a nominal time, the counts are read this much later (the server counts a skip at the time itself). */
 export const COUNT_GRACE_MS = 30_000;
