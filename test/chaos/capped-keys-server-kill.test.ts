@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import {
   holdersQuery,
   waitingQuery,
 } from '../../src/workflows/semaphore/semaphore-defs';
+import { isRunning, WorkerProcesses } from '../helpers/worker-processes';
 import { ClientProcesses, type ClientProcess } from '../helpers/client-processes';
 import { waitFor } from '../helpers/temporal';
 import { cappedFor, PER_KEY, TOTAL } from '../fixtures/capped-pipeline';
@@ -33,7 +34,7 @@ const STEP_MS = 400;
 
 let dir: string;
 let server: KillableServer | undefined;
-const workers: ChildProcess[] = [];
+const workers = new WorkerProcesses('capped-worker-process.ts');
 /** When each worker process exited (a worker that gave up while the server was down). */
 const exitedAt = new Map<number, number>();
 const clients = new ClientProcesses('capped-client-process.ts');
@@ -43,41 +44,17 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await clients.killAll();
-  await Promise.all(
-    workers
-      .filter((w) => w.exitCode === null && w.signalCode === null)
-      .map((w) => new Promise((resolve) => (w.once('exit', resolve), w.kill('SIGKILL')))),
-  );
+  await workers.killAll();
   if (server) await killServer(server);
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** A worker process (test/fixtures/capped-worker-process.ts) on the killable server; resolves once it polls. */
 async function startWorker(address: string, taskQueue: string, log: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(__dirname, '../fixtures/capped-worker-process.ts'),
-      address,
-      'default',
-      taskQueue,
-      inject('workflowBundlePath'),
-      log,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  workers.push(child);
+  const child = await workers.startOn({ address, namespace: 'default', taskQueue }, log);
   child.once('exit', () => exitedAt.set(child.pid!, Date.now()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`worker process exited early with ${code}`)));
-  });
   return child;
 }
-
-const isRunning = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
 
 describe('capped keys when the Temporal server is SIGKILLed', () => {
   it(

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readEnv } from '../../src/config';
 import { freePort } from '../../src/devserver/ports';
 import { ClientProcesses, type ClientProcess } from '../helpers/client-processes';
+import { isRunning, sigkill, WorkerProcesses } from '../helpers/worker-processes';
 import { waitFor } from '../helpers/temporal';
 import { flowPipelines, type FlowPipelineName } from '../fixtures/flow-pipelines';
 import { deliveredTwice, readRuns } from '../fixtures/flow-log';
@@ -24,7 +24,7 @@ const GAP_MS = 50;
 
 let dir: string;
 let server: KillableServer | undefined;
-const workers: ChildProcess[] = [];
+const workers = new WorkerProcesses('flow-worker-process.ts');
 const clients = new ClientProcesses('flow-client-process.ts');
 
 beforeAll(() => {
@@ -32,40 +32,15 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await clients.killAll();
-  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  await workers.killAll();
   if (server) await killServer(server);
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** A worker process (test/fixtures/flow-worker-process.ts) on the killable server; resolves once it polls. */
-async function startWorker(address: string, taskQueue: string, log: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(__dirname, '../fixtures/flow-worker-process.ts'),
-      address,
-      'default',
-      taskQueue,
-      inject('workflowBundlePath'),
-      log,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  workers.push(child);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`worker process exited early with ${code}`)));
-  });
-  return child;
-}
-
-async function sigkill(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
+/** A worker process (test/fixtures/flow-worker-process.ts) on the test's own server; resolves once it polls. */
+const startWorker = (address: string, taskQueue: string, log: string) =>
+  workers.startOn({ address, namespace: 'default', taskQueue }, log);
 
 describe('debounce and batch when the worker and the server are SIGKILLed mid-window', () => {
   it(
@@ -120,7 +95,7 @@ describe('debounce and batch when the worker and the server are SIGKILLed mid-wi
       await killServer(server);
       server = await startKillableServer(cli, port, dbFile);
       // The worker's polls fail while the server is down; a worker that gave up is started again.
-      if (worker.exitCode !== null || worker.signalCode !== null) {
+      if (!isRunning(worker)) {
         await startWorker(server.address, taskQueue, log);
       }
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { readEnv } from '../../src/config';
 import { freePort } from '../../src/devserver/ports';
 import { flowControlWorkflowId } from '../../src/workflows/flow-control/flow-defs';
 import { ClientProcesses, type ClientProcess } from '../helpers/client-processes';
+import { isRunning, sigkill, WorkerProcesses } from '../helpers/worker-processes';
 import { waitFor } from '../helpers/temporal';
 import {
   DEBOUNCE_KEYS,
@@ -56,34 +57,11 @@ let dbFile: string;
 let taskQueue: string;
 let server: KillableServer | undefined;
 let worker: ChildProcess | undefined;
-const workers: ChildProcess[] = [];
+const workers = new WorkerProcesses('flow-worker-process.ts');
 const clients = new ClientProcesses('flow-client-process.ts');
 
-const isRunning = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
-
 /** A worker process (test/fixtures/flow-worker-process.ts) on the killable server; resolves once it polls. */
-async function startWorker(): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(__dirname, '../fixtures/flow-worker-process.ts'),
-      server!.address,
-      'default',
-      taskQueue,
-      inject('workflowBundlePath'),
-      log,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  workers.push(child);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`worker process exited early with ${code}`)));
-  });
-  return child;
-}
+const startWorker = () => workers.startOn({ address: server!.address, namespace: 'default', taskQueue }, log);
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'tflow-flow-td-'));
@@ -97,11 +75,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await clients.killAll();
-  await Promise.all(
-    workers
-      .filter(isRunning)
-      .map((c) => new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGKILL')))),
-  );
+  await workers.killAll();
   if (server) await killServer(server);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -131,9 +105,7 @@ async function crashWorkerMidStep(
     120_000,
   );
   const child = worker!;
-  const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-  child.kill('SIGKILL');
-  expect(await exited).toBe('SIGKILL');
+  expect(await sigkill(child)).toBe('SIGKILL');
   killedPids.push(child.pid!);
   worker = await startWorker();
   return caught;
