@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { readEnv } from '../../src/config';
 import { freePort } from '../../src/devserver/ports';
 import { PipelineClient } from '../../src/client/runs/pipeline-client';
 import { waitFor } from '../helpers/wait-for';
+import { isRunning, sigkill, WorkerProcesses } from '../helpers/worker-processes';
 import {
   askedPriority,
   CHILD_PRIORITY,
@@ -45,35 +46,16 @@ let dbFile: string;
 let taskQueue: string;
 let server: KillableServer | undefined;
 let worker: ChildProcess | undefined;
-const workers: ChildProcess[] = [];
+const workers = new WorkerProcesses('priority-worker-process.ts');
 
-const isRunning = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
-
-/** A worker process on the killable server; resolves once it polls. */
-async function startWorker(): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(__dirname, '../fixtures/priority-worker-process.ts'),
-      server!.address,
-      'default',
-      taskQueue,
-      inject('workflowBundlePath'),
-      log,
-      String(SLOTS),
-      String(STEP_MS),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+/** A worker process (test/fixtures/priority-worker-process.ts) on the killable server; resolves once it polls. */
+const startWorker = () =>
+  workers.startOn(
+    { address: server!.address, namespace: 'default', taskQueue },
+    log,
+    String(SLOTS),
+    String(STEP_MS),
   );
-  workers.push(child);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`worker process exited early with ${code}`)));
-  });
-  return child;
-}
 
 /** A client on the server as it is now (a new connection after a restart). */
 async function withClient<T>(use: (client: Client) => Promise<T>): Promise<T> {
@@ -96,11 +78,7 @@ beforeAll(async () => {
   worker = await startWorker();
 });
 afterAll(async () => {
-  await Promise.all(
-    workers
-      .filter(isRunning)
-      .map((c) => new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGKILL')))),
-  );
+  await workers.killAll();
   if (server) await killServer(server);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -143,9 +121,7 @@ describe('priority and fairness when the worker and the server are SIGKILLed', (
         120_000,
       );
       const killed = worker!;
-      const exited = new Promise((resolve) => killed.once('exit', (_code, signal) => resolve(signal)));
-      killed.kill('SIGKILL');
-      expect(await exited).toBe('SIGKILL');
+      expect(await sigkill(killed)).toBe('SIGKILL');
       worker = await startWorker();
 
       // Half of them returned: the server dies and comes back on its file.
