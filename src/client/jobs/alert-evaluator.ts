@@ -58,7 +58,9 @@ export async function lastAlertEvaluatorSettings(
       0,
       payloads,
     );
-    return typeof input?.heartbeatTimeoutMs === 'number' ? { heartbeatTimeoutMs: input.heartbeatTimeoutMs } : {};
+    return typeof input?.heartbeatTimeoutMs === 'number'
+      ? { heartbeatTimeoutMs: input.heartbeatTimeoutMs }
+      : {};
   } catch {
     // Never ran, or closed past retention: the defaults.
     return {};
