@@ -13,8 +13,9 @@
  * the server's CPU from T - 60 s to T + 120 s, the runs started by T + `--after` s; on ours, each job's
  * first counts check after T (the alert worker's `onAlertCheck`), failed reads and deliveries; per side,
  * when each job's run started (visibility), so that a check can be set against its own run. Then, on
- * ours, the alert worker's RSS at rest holding all N jobs, `--rss-rounds` times a plain `node` process and
- * one started as docs/operations.md recommends (bench/watchdog-process.ts, `tuned`), in turn.
+ * ours, the alert worker's RSS at rest holding all N jobs, `--rss-rounds` times each of a plain `node`
+ * process, one with two glibc malloc arenas (`tuned`) and one with jemalloc preloaded as docs/operations.md
+ * recommends (`jemalloc`, when libjemalloc2 is installed), in turn (bench/watchdog-process.ts).
  *
  *   npm run bench -- alert-storm                           # 10,000 jobs: about 30 minutes on 2 cores
  *   npx tsx bench/alert-storm.bench.ts --jobs 500 --lead 3 --sides ours+alerts
@@ -37,7 +38,12 @@ import { pidListeningOn, processCpuMs, rssMb } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
 import { pool as poolOf } from './pool';
 import { intArg, reportRows, type SummaryRow } from './summary';
-import { startWatchdogWorker, stopWatchdogWorker, type AlertWorkerProcess } from './watchdog-process';
+import {
+  jemallocPath,
+  startWatchdogWorker,
+  stopWatchdogWorker,
+  type AlertWorkerProcess,
+} from './watchdog-process';
 
 const N = intArg('jobs', 10_000);
 /** Minutes from a side's start to its nominal time: creation, and the evaluator's first read of each job. */
@@ -50,6 +56,12 @@ const CONCURRENCY = intArg('concurrency', 16);
  * docs/operations.md recommends), each holding all N jobs, and their RSS at rest. 0: none.
  */
 const RSS_ROUNDS = intArg('rss-rounds', 2);
+/** The alert worker processes whose RSS at rest is measured (jemalloc only where it is installed). */
+const RSS_MODES: AlertWorkerProcess[] = [
+  'default',
+  'tuned',
+  ...(jemallocPath() ? (['jemalloc'] as const) : []),
+];
 /** Seconds an alert worker of the RSS phase runs after it watches all N jobs before its RSS is sampled. */
 const RSS_SETTLE_S = intArg('rss-settle', 30);
 /** The target: every job checked within this of its nominal time. */
@@ -158,10 +170,10 @@ async function restRss(
   address: string,
   alertQueue: string,
 ): Promise<Record<AlertWorkerProcess, number[]>> {
-  const rss: Record<AlertWorkerProcess, number[]> = { default: [], tuned: [] };
+  const rss: Record<AlertWorkerProcess, number[]> = { default: [], tuned: [], jemalloc: [] };
   const evaluator = alertEvaluatorWorkflowId(alertQueue);
   for (let round = 0; round < RSS_ROUNDS; round++) {
-    for (const mode of ['default', 'tuned'] as const) {
+    for (const mode of RSS_MODES) {
       const startedAt = Date.now();
       const worker = await startWatchdogWorker(address, alertQueue, 'jobs-at-rest-worker', mode);
       try {
@@ -361,7 +373,7 @@ async function main(): Promise<void> {
         ours: label,
         oursValue: quantile(afterRun, q),
       });
-    for (const mode of ['default', 'tuned'] as const) {
+    for (const mode of RSS_MODES) {
       const values = ours.restRssMb?.[mode] ?? [];
       if (values.length === 0) continue;
       rows.push({

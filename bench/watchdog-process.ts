@@ -12,13 +12,39 @@ import { compileForNode } from './compile-for-node';
 const root = path.resolve(__dirname, '..');
 
 /**
- * How the alert worker process is started: `default`, plain `node`; `tuned`, with the settings
- * docs/operations.md recommends for an alert worker in a process of its own (a smaller young generation
- * in each V8 isolate, two malloc arenas for the SDK's threads).
+ * How the alert worker process is started: `default`, plain `node`; `tuned`, with a smaller young generation
+ * in each V8 isolate and two glibc malloc arenas; `jemalloc`, the same young generation with jemalloc
+ * preloaded in place of glibc's malloc (docs/operations.md: what a process of the alert worker alone is
+ * advised to run with).
  */
-export type AlertWorkerProcess = 'default' | 'tuned';
+export type AlertWorkerProcess = 'default' | 'tuned' | 'jemalloc';
 export const TUNED_NODE_FLAGS = ['--max-semi-space-size=1'];
 export const TUNED_ENV = { MALLOC_ARENA_MAX: '2' };
+
+/** Where Debian's and most distributions' `libjemalloc2` package puts the library. */
+const JEMALLOC_PATHS = [
+  '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
+  '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2',
+  '/usr/lib64/libjemalloc.so.2',
+  '/usr/lib/libjemalloc.so.2',
+  '/usr/local/lib/libjemalloc.so.2',
+];
+
+/** The jemalloc library to preload, or undefined when none is installed (`apt-get install libjemalloc2`). */
+export function jemallocPath(): string | undefined {
+  return JEMALLOC_PATHS.find((p) => existsSync(p));
+}
+
+function processSettings(mode: AlertWorkerProcess): { flags: string[]; env: Record<string, string> } {
+  if (mode === 'default') return { flags: [], env: {} };
+  if (mode === 'tuned') return { flags: TUNED_NODE_FLAGS, env: TUNED_ENV };
+  const lib = jemallocPath();
+  if (!lib)
+    throw new Error(
+      'no libjemalloc.so.2 found: apt-get install libjemalloc2, or leave out the jemalloc mode',
+    );
+  return { flags: TUNED_NODE_FLAGS, env: { LD_PRELOAD: lib } };
+}
 
 /**
  * The alert worker process, once it polls `taskQueue`: bench/<script>.ts compiled (default
@@ -35,10 +61,10 @@ export async function startWatchdogWorker(
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   }
   const js = await compileForNode(script);
-  const tuned = mode === 'tuned';
-  const child = spawn(process.execPath, [...(tuned ? TUNED_NODE_FLAGS : []), js, address, taskQueue], {
+  const { flags, env } = processSettings(mode);
+  const child = spawn(process.execPath, [...flags, js, address, taskQueue], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, ...(tuned ? TUNED_ENV : {}) },
+    env: { ...process.env, ...env },
   });
   await new Promise<void>((resolve, reject) => {
     let out = '';

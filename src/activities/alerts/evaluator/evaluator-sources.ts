@@ -139,10 +139,38 @@ export async function listJobIds(
   return { ids, listed };
 }
 
+/**
+ * One copy of each alert target and alert queue name the evaluator holds. Jobs written with the
+ * scheduler-wide targets would otherwise each keep their own decoded copy: at 10,000 such jobs, 20,000
+ * copies of one webhook (about 1 MB of URL strings alone, and the objects around them). Nothing mutates
+ * what is shared. Bounded: forgotten past {@link SHARED_MAX} distinct values (each job then keeps its own).
+ */
+const shared = new Map<string, unknown>();
+const SHARED_MAX = 1_000;
+
+function sharedCopy<T>(value: T): T {
+  const key = typeof value === 'string' ? `s${value}` : `j${JSON.stringify(value)}`;
+  const held = shared.get(key);
+  if (held !== undefined) return held as T;
+  if (shared.size >= SHARED_MAX) shared.clear();
+  shared.set(key, value);
+  return value;
+}
+
+/** `config` with its targets shared (see {@link sharedCopy}). */
+function withSharedTargets(config: WatchdogConfig): WatchdogConfig {
+  return {
+    ...config,
+    ...(config.onSilent ? { onSilent: sharedCopy(config.onSilent) } : {}),
+    ...(config.onMissed ? { onMissed: sharedCopy(config.onMissed) } : {}),
+  };
+}
+
 /** What of a description the evaluator keeps. */
 export function readingOf(jobId: string, d: ScheduleDescription): JobReading {
   const record = decodeJobRecord(undefined, d.action.memo);
-  const compiled = record?.alerts ? compileAlerts(record.alerts).watchdog : undefined;
+  const watchdog = record?.alerts ? compileAlerts(record.alerts).watchdog : undefined;
+  const compiled = watchdog && withSharedTargets(watchdog);
   const config: WatchdogConfig | undefined =
     compiled && record?.deadManSince && compiled.onSilent
       ? { ...compiled, deadManSince: record.deadManSince }
@@ -162,7 +190,7 @@ export function readingOf(jobId: string, d: ScheduleDescription): JobReading {
       overlapSkipped: d.info.numActionsSkippedOverlap,
     },
     ...(record?.alertsLost && record.alertsLost.length > 0 ? { alertsLost: record.alertsLost } : {}),
-    ...(record?.alertQueue ? { alertQueue: record.alertQueue } : {}),
+    ...(record?.alertQueue ? { alertQueue: sharedCopy(record.alertQueue) } : {}),
     ...(alertsAt !== undefined ? { alertsAt } : {}),
     expectedTimes: d.info.nextActionTimes.map((t) => t.getTime()),
     ...(d.action.type === 'startWorkflow' ? { runWorkflowId: d.action.workflowId } : {}),
