@@ -42,6 +42,7 @@ import {
   jemallocPath,
   startWatchdogWorker,
   stopWatchdogWorker,
+  workerHeap,
   type AlertWorkerProcess,
 } from './watchdog-process';
 
@@ -56,12 +57,19 @@ const CONCURRENCY = intArg('concurrency', 16);
  * docs/operations.md recommends), each holding all N jobs, and their RSS at rest. 0: none.
  */
 const RSS_ROUNDS = intArg('rss-rounds', 2);
-/** The alert worker processes whose RSS at rest is measured (jemalloc only where it is installed). */
-const RSS_MODES: AlertWorkerProcess[] = [
-  'default',
-  'tuned',
-  ...(jemallocPath() ? (['jemalloc'] as const) : []),
-];
+/**
+ * The alert worker processes whose RSS at rest is measured (`--rss-modes default,tuned,jemalloc`; by
+ * default all three, jemalloc only where it is installed).
+ */
+const RSS_MODES = ((): AlertWorkerProcess[] => {
+  const all: AlertWorkerProcess[] = ['default', 'tuned', 'jemalloc'];
+  const i = process.argv.indexOf('--rss-modes');
+  if (i < 0) return all.filter((m) => m !== 'jemalloc' || jemallocPath() !== undefined);
+  const names = String(process.argv[i + 1]).split(',');
+  for (const n of names)
+    if (!all.includes(n as AlertWorkerProcess)) throw new Error(`--rss-modes takes ${all.join(',')}`);
+  return names as AlertWorkerProcess[];
+})();
 /** Seconds an alert worker of the RSS phase runs after it watches all N jobs before its RSS is sampled. */
 const RSS_SETTLE_S = intArg('rss-settle', 30);
 /** The target: every job checked within this of its nominal time. */
@@ -191,8 +199,12 @@ async function restRss(
         }
         const median = [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
         rss[mode].push(median);
+        const heap = workerHeap(worker);
         log(
-          `ours+alerts: ${mode} alert worker, round ${round + 1}: watches all ${N} jobs ${((Date.now() - startedAt) / 1000 - RSS_SETTLE_S).toFixed(0)} s after its start; RSS ${samples.map((v) => v.toFixed(0)).join(' ')} MB`,
+          `ours+alerts: ${mode} alert worker, round ${round + 1}: watches all ${N} jobs ${((Date.now() - startedAt) / 1000 - RSS_SETTLE_S).toFixed(0)} s after its start; RSS ${samples.map((v) => v.toFixed(0)).join(' ')} MB` +
+            (heap
+              ? `; V8 heap ${heap.usedMb} MB used of ${heap.totalMb} MB, external ${heap.externalMb} MB`
+              : ''),
         );
       } finally {
         await stopWatchdogWorker(worker);

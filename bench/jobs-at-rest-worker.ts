@@ -11,6 +11,14 @@ import { runWorkerProcess } from '../test/helpers/worker-process-main';
 
 const [address, taskQueue] = process.argv.slice(2) as [string, string];
 
+// Every 5 s, V8's heap beside the process's RSS (what the allocators hold is the difference): `heap <used
+// MB> <total MB> <external MB>`, read by bench/watchdog-process.ts.
+setInterval(() => {
+  const m = process.memoryUsage();
+  const mb = (n: number) => (n / 1048576).toFixed(1);
+  console.log(`heap ${mb(m.heapUsed)} ${mb(m.heapTotal)} ${mb(m.external)}`);
+}, 5_000).unref();
+
 runWorkerProcess(
   address,
   async (connection) => {

@@ -70,11 +70,35 @@ export async function startWatchdogWorker(
     let out = '';
     child.stdout.on('data', (b: Buffer) => {
       out += b.toString();
-      if (out.includes('ready')) resolve();
+      const lines = out.split('\n');
+      out = lines.pop()!;
+      for (const line of lines) {
+        if (line === 'ready') resolve();
+        const heap = /^heap (\S+) (\S+) (\S+)$/.exec(line);
+        if (heap)
+          lastHeap.set(child, {
+            usedMb: Number(heap[1]),
+            totalMb: Number(heap[2]),
+            externalMb: Number(heap[3]),
+          });
+      }
     });
     child.once('exit', (code) => reject(new Error(`the alert worker exited with ${code}`)));
   });
   return child;
+}
+
+/** V8's heap in an alert worker process, as it last printed it (jobs-at-rest-worker only). */
+export interface WorkerHeap {
+  usedMb: number;
+  totalMb: number;
+  externalMb: number;
+}
+const lastHeap = new WeakMap<ChildProcess, WorkerHeap>();
+
+/** The heap `worker` last printed, if any. */
+export function workerHeap(worker: ChildProcess): WorkerHeap | undefined {
+  return lastHeap.get(worker);
 }
 
 /** Ends the alert worker process: closes its stdin (it shuts down), and kills it if it has not gone in 20 s. */

@@ -11,6 +11,7 @@ import {
   checkCounts,
   expectFrom,
   settleByRuns,
+  stormVerifyAt,
   STORM_WAIT_MS,
   type CheckContext,
 } from '../../src/activities/alerts/evaluator/evaluator-checks';
@@ -252,5 +253,17 @@ describe('checkCounts: counted skips are not reported again as not-started (chec
     expectFrom(job, r0, []);
     await checkCounts(ctx, job, T + CATCHUP + NOT_STARTED_MARGIN_MS);
     expect(started).toEqual([`tflow-alert:missed:not-started:${T}:${Date.parse(r0.createdAt)}:j4s`]);
+  });
+});
+
+describe('the reads owed after a storm of due checks', () => {
+  it('wait until the storm has had its time to start its runs, then are spread by the number of jobs', () => {
+    const at = Date.parse('2026-12-05T03:00:40Z');
+    // The earliest: the whole wait after the answer, never during the firing.
+    expect(stormVerifyAt(at, 10_000, 0)).toBe(at + STORM_WAIT_MS);
+    expect(STORM_WAIT_MS).toBeGreaterThanOrEqual(180_000);
+    // The latest: 50 ms per job of the storm after that (10,000 jobs: about 8 minutes).
+    expect(stormVerifyAt(at, 10_000, 0.999_999)).toBeCloseTo(at + STORM_WAIT_MS + 500_000, -1);
+    expect(stormVerifyAt(at, 16, 0.5)).toBe(at + STORM_WAIT_MS + 400);
   });
 });

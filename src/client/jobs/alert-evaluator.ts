@@ -43,15 +43,20 @@ export async function ensureAlertEvaluator(
 /**
  * The settings the last run of the evaluator of `taskQueue` was started with (its alert worker's
  * `evaluator.heartbeatTimeoutMs`), or none when it never ran or its history is gone: a repair starts it
- * again as its worker had configured it, not with the defaults.
+ * again as its worker had configured it, not with the defaults. One call for one event.
  */
 export async function lastAlertEvaluatorSettings(
   client: Client,
   taskQueue: string,
 ): Promise<Pick<AlertEvaluatorInput, 'heartbeatTimeoutMs'>> {
   try {
-    const history = await client.workflow.getHandle(alertEvaluatorWorkflowId(taskQueue)).fetchHistory();
-    const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+    // Its first event only (the evaluator's history runs to thousands of events before it continues as new).
+    const { history } = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId: alertEvaluatorWorkflowId(taskQueue) },
+      maximumPageSize: 1,
+    });
+    const payloads = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
     if (!payloads?.length) return {};
     const input = await decodeFromPayloadsAtIndex<AlertEvaluatorInput>(
       client.options.loadedDataConverter,

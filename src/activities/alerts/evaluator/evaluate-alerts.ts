@@ -18,6 +18,7 @@ import {
   expectFrom,
   sawSuccess,
   settleByRuns,
+  stormVerifyAt,
   type CheckContext,
 } from './evaluator-checks';
 import {
@@ -98,8 +99,6 @@ const HINTS_EVERY_MS = 20_000;
 const REUSE_WITHIN_MS = 120_000;
 /** From this many counts checks due at once after a nominal time, they are answered from the runs seen. */
 const STORM_AT = 2 * READS_IN_FLIGHT;
-/** The reads owed after a storm are spread over this much time per job checked without one. */
-const VERIFY_SPREAD_PER_JOB_MS = 50;
 /**
  * The expected times carried to a successor: those passed, and those within this much time (a successor
  * starts within the heartbeat timeout, 30 s, and its first retries).
@@ -561,7 +560,8 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
 
   /**
    * 4a. Checks answered from the runs seen, without a read: a storm of counts checks due after one nominal
-   * time (every passed time has a run: nothing missed; a read is owed, spread over the minutes after), and
+   * time (every passed time has a run: nothing missed; a read is owed, once the storm's runs have had
+   * their time to start, spread over the minutes after: stormVerifyAt), and
    * passed times settled (every one has a run). Returns the jobs answered or left to wait.
    */
   function checkFromRuns(ev: Evaluator, started: number): Set<WatchedJob> {
@@ -579,14 +579,13 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
         started < deadlineOf(job),
     );
     if (nominalDue.length >= STORM_AT) {
-      const spread = nominalDue.length * VERIFY_SPREAD_PER_JOB_MS;
       for (const job of nominalDue) {
         const dueAt = job.countsDueAt;
         const answer = checkByRuns(job, runsOf(job.jobId), started);
         if (answer === 'read') continue;
         answered.add(job);
         if (answer === 'wait') continue;
-        job.verifyAt = started + Math.random() * spread;
+        job.verifyAt = stormVerifyAt(started, nominalDue.length, Math.random());
         job.countsDueAt = Math.min(job.countsDueAt, job.verifyAt);
         reportCheck(job.jobId, ['counts'], dueAt);
       }
