@@ -398,7 +398,7 @@ async function main(): Promise<void> {
     }
     rows.push({
       bench,
-      metric: 'failed reads (T-60 s to the end)',
+      metric: 'failed reads (from the creates to the end)',
       unit: 'reads',
       ours: label,
       oursValue: ours.failed!,
