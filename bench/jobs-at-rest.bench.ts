@@ -12,7 +12,8 @@
  * `--minutes`: the server's CPU per minute (/proc/<pid>/stat of the process listening on its port), the
  * history events per hour of the schedules' own workflows (describe's history length of a sample of them
  * before and after the window, scaled to N) and of the alert evaluator (all of it: it is one workflow),
- * and the alert worker's CPU per minute and RSS. Ratios ours / raw.
+ * and the alert worker's CPU per minute and RSS (and its V8 heap). Ratios ours / raw. `--alert-worker
+ * jemalloc` runs the alert worker as docs/operations.md advises for a process of its own.
  *
  *   npm run bench -- jobs-at-rest --jobs 1000          # about 25 minutes on 2 cores
  *   npm run bench -- jobs-at-rest --jobs 10000         # creation dominates: see docs/performance.md
@@ -36,9 +37,25 @@ import { pidListeningOn, processCpuMs, rssMb } from './process-cpu';
 import { rawJobSchedules } from './raw-schedule';
 import { pool as poolOf } from './pool';
 import { intArg, reportRows, type SummaryRow } from './summary';
-import { startWatchdogWorker, stopWatchdogWorker } from './watchdog-process';
+import {
+  startWatchdogWorker,
+  stopWatchdogWorker,
+  workerHeap,
+  type AlertWorkerProcess,
+} from './watchdog-process';
 
 const N = intArg('jobs', 1000);
+/**
+ * How the alert worker process runs (`--alert-worker default|tuned|jemalloc`, bench/watchdog-process.ts):
+ * the same on every side. Default: plain `node`, as the runs before 2026-12-05.
+ */
+const ALERT_WORKER = ((): AlertWorkerProcess => {
+  const i = process.argv.indexOf('--alert-worker');
+  const mode = i < 0 ? 'default' : String(process.argv[i + 1]);
+  if (!['default', 'tuned', 'jemalloc'].includes(mode))
+    throw new Error('--alert-worker takes default, tuned or jemalloc');
+  return mode as AlertWorkerProcess;
+})();
 const MINUTES = intArg('minutes', 5);
 const SETTLE_S = intArg('settle', 60);
 const CONCURRENCY = intArg('concurrency', 16);
@@ -211,7 +228,12 @@ async function runSide(name: SideName, tz: string): Promise<SideFigures> {
     {
       // Every side has the same worker polling (a raw schedule's jobs have a worker too): only what the
       // alerts add differs.
-      worker = await startWatchdogWorker(server.address, watchdogTaskQueue);
+      worker = await startWatchdogWorker(
+        server.address,
+        watchdogTaskQueue,
+        'jobs-at-rest-worker',
+        ALERT_WORKER,
+      );
       await sleep(10_000);
       figures.workerIdleRssMb = rssMb(worker.pid!);
       log(`${name}: alert worker polling, RSS ${figures.workerIdleRssMb.toFixed(0)} MB before any job`);
@@ -258,6 +280,11 @@ async function runSide(name: SideName, tz: string): Promise<SideFigures> {
     if (worker) {
       figures.workerCpuMsPerMin = (processCpuMs(worker.pid!) - wcpu0!) / minutes;
       figures.workerRssMb = rssMb(worker.pid!);
+      const heap = workerHeap(worker);
+      if (heap)
+        log(
+          `${name}: alert worker V8 heap ${heap.usedMb} MB used of ${heap.totalMb} MB (${ALERT_WORKER} process)`,
+        );
     }
     log(`${name}: history lengths of ${SAMPLE} schedules and the alert evaluator (after)`);
     const afterSchedules = await historyLengths(client, scheduleIds);

@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import {
   accountTimes,
@@ -16,7 +17,7 @@ import {
   type CheckContext,
 } from '../../src/activities/alerts/evaluator/evaluator-checks';
 import type { JobReading } from '../../src/activities/alerts/evaluator/evaluator-sources';
-import type { WatchedJob } from '../../src/activities/alerts/evaluator/evaluator-state';
+import { newWatchedJob, type WatchedJob } from '../../src/activities/alerts/evaluator/evaluator-state';
 import { alertDeliveryWorkflowId } from '../../src/workflows/alerts/evaluator-defs';
 
 /*
@@ -265,5 +266,55 @@ describe('the reads owed after a storm of due checks', () => {
     // The latest: 50 ms per job of the storm after that (10,000 jobs: about 8 minutes).
     expect(stormVerifyAt(at, 10_000, 0.999_999)).toBeCloseTo(at + STORM_WAIT_MS + 500_000, -1);
     expect(stormVerifyAt(at, 16, 0.5)).toBe(at + STORM_WAIT_MS + 400);
+  });
+});
+
+describe("the evaluator's job records keep one shape", () => {
+  // V8's own answer: a record whose field was deleted keeps its properties in a dictionary (about twice
+  // the heap: 1,380 bytes a record against 709, measured apart with 10,000 records).
+  v8.setFlagsFromString('--allow-natives-syntax');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+
+  it('clears fields without deleting them, so a record read, checked and read again stays fast', async () => {
+    const created = '2026-12-05T00:40:00.000Z';
+    const listed = {
+      jobId: 'j',
+      taskQueue: 'jobs',
+      config: { onMissed: webhook },
+      createdAt: created,
+      paused: false,
+      counts: { missedCatchupWindow: 0, overlapSkipped: 0 },
+      expectedTimes: [T + 86_400 * S],
+      nextActionAt: T + 86_400 * S,
+      jitterMs: 0,
+      catchupMs: CATCHUP,
+      bufferSize: 0,
+      editToken: 1n,
+      remainingActions: 3,
+      runWorkflowId: 'j-run',
+    } satisfies JobReading;
+    // The second read names no token, no actions left and no run id: each field is cleared.
+    const { editToken: _t, remainingActions: _r, runWorkflowId: _w, ...bare } = listed;
+    const client = { workflow: { start: async () => ({}) } } as unknown as Client;
+    const ctx: CheckContext = {
+      client,
+      taskQueue: 'alerts',
+      reread: async () => bare,
+      runsOf: () => [],
+      confirmRuns: async () => [],
+      runExists: async () => false,
+    };
+    const job = newWatchedJob('j', listed.config, created, false);
+    const shape = Object.keys(job);
+    expectFrom(job, listed, []);
+    job.verifyAt = T;
+    job.hinted = true;
+    await checkCounts(ctx, job, T + 60 * S);
+    expect(job.editToken).toBeUndefined();
+    expect(job.runWorkflowId).toBeUndefined();
+    expect(job.verifyAt).toBeUndefined();
+    expect(hasFastProperties(job)).toBe(true);
+    expect(Object.keys(job)).toEqual(shape);
   });
 });

@@ -37,6 +37,7 @@ import {
   COUNT_GRACE_MS,
   countsDueAfter,
   deadlineOf,
+  newWatchedJob,
   type EvaluatorCarry,
   type WatchedJob,
 } from './evaluator-state';
@@ -258,21 +259,16 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
     // Its passed times still unaccounted for stay expected, unless the schedule was edited since.
     const pending =
       known && !editedBetween(known, reading) ? (known.expected ?? []).filter((t) => t <= now) : [];
-    const job: WatchedJob = known ?? {
-      jobId: reading.jobId,
-      config: reading.config!,
-      createdAt: reading.createdAt,
-      countsDueAt: Infinity,
-      paused: reading.paused,
-    };
+    const job: WatchedJob =
+      known ?? newWatchedJob(reading.jobId, reading.config!, reading.createdAt, reading.paused);
     job.config = reading.config!;
     job.createdAt = reading.createdAt;
     if (reading.alertQueue !== undefined) job.alertQueue = reading.alertQueue;
-    else delete job.alertQueue;
+    else job.alertQueue = undefined;
     if (reading.alertsAt !== undefined) job.alertsAt = reading.alertsAt;
     job.paused = reading.paused;
     if (reading.nextActionAt !== undefined) job.nextActionAt = reading.nextActionAt;
-    else delete job.nextActionAt;
+    else job.nextActionAt = undefined;
     expectFrom(job, reading, pending);
     // A switch set again (or an id created again) after a silent period closes it without `recovered`.
     const since = job.config.deadManSince;

@@ -154,7 +154,7 @@ export async function checkCounts(ctx: CheckContext, job: WatchedJob, now: numbe
   job.config = reading.config;
   job.paused = reading.paused;
   if (reading.nextActionAt !== undefined) job.nextActionAt = reading.nextActionAt;
-  else delete job.nextActionAt;
+  else job.nextActionAt = undefined;
   const before = job.counts;
   const after = reading.counts;
   const target = job.config.onMissed;
@@ -184,8 +184,8 @@ export async function checkCounts(ctx: CheckContext, job: WatchedJob, now: numbe
   job.counts = after;
   job.countsAt = iso(now);
   if (afterNominal) job.nominalCheckAt = now;
-  delete job.hinted;
-  delete job.verifyAt;
+  job.hinted = undefined;
+  job.verifyAt = undefined;
   job.countsDueAt = countsDueAfter(job, now);
   return true;
 }
@@ -198,11 +198,11 @@ export function expectFrom(job: WatchedJob, reading: JobReading, pending: readon
   job.jitterMs = reading.jitterMs;
   job.catchupMs = reading.catchupMs;
   if (reading.editToken !== undefined) job.editToken = reading.editToken;
-  else delete job.editToken;
+  else job.editToken = undefined;
   if (reading.remainingActions !== undefined) job.remainingActions = reading.remainingActions;
-  else delete job.remainingActions;
+  else job.remainingActions = undefined;
   if (reading.runWorkflowId !== undefined) job.runWorkflowId = reading.runWorkflowId;
-  else delete job.runWorkflowId;
+  else job.runWorkflowId = undefined;
 }
 
 /**
@@ -235,7 +235,7 @@ async function accountExpected(
   }
   // A time the server has not gone past yet is read again later, not at every wave.
   if (account.waiting.some((t) => t >= processed)) job.readAfter = now + NOT_PROCESSED_RECHECK_MS;
-  else delete job.readAfter;
+  else job.readAfter = undefined;
   if (account.notStarted.length > 0 && jitter === 0 && job.runWorkflowId !== undefined) {
     // Without jitter a time is its run's nominal time: the run's own workflow is read, past any
     // visibility lag (a run that started but is not listed yet is not reported).
