@@ -263,12 +263,10 @@ export function createEvaluatorActivities(opts: EvaluatorOptions = {}): AlertEva
       known ?? newWatchedJob(reading.jobId, reading.config!, reading.createdAt, reading.paused);
     job.config = reading.config!;
     job.createdAt = reading.createdAt;
-    if (reading.alertQueue !== undefined) job.alertQueue = reading.alertQueue;
-    else job.alertQueue = undefined;
+    job.alertQueue = reading.alertQueue;
     if (reading.alertsAt !== undefined) job.alertsAt = reading.alertsAt;
     job.paused = reading.paused;
-    if (reading.nextActionAt !== undefined) job.nextActionAt = reading.nextActionAt;
-    else job.nextActionAt = undefined;
+    job.nextActionAt = reading.nextActionAt;
     expectFrom(job, reading, pending);
     // A switch set again (or an id created again) after a silent period closes it without `recovered`.
     const since = job.config.deadManSince;

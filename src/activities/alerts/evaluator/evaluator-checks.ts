@@ -40,7 +40,7 @@ const NOT_PROCESSED_RECHECK_MS = 30_000;
 export const STORM_WAIT_MS = 180_000;
 
 /** The reads owed after a storm are spread over this much time per job answered without one. */
-export const VERIFY_SPREAD_PER_JOB_MS = 50;
+const VERIFY_SPREAD_PER_JOB_MS = 50;
 
 /**
  * When the read owed by a job answered from its runs in a storm of `inStorm` due checks is made: no sooner
@@ -153,8 +153,7 @@ export async function checkCounts(ctx: CheckContext, job: WatchedJob, now: numbe
   if (!reading?.config) return false;
   job.config = reading.config;
   job.paused = reading.paused;
-  if (reading.nextActionAt !== undefined) job.nextActionAt = reading.nextActionAt;
-  else job.nextActionAt = undefined;
+  job.nextActionAt = reading.nextActionAt;
   const before = job.counts;
   const after = reading.counts;
   const target = job.config.onMissed;
@@ -197,12 +196,9 @@ export function expectFrom(job: WatchedJob, reading: JobReading, pending: readon
   job.expected = [...new Set([...pending, ...listed])].sort((a, b) => a - b);
   job.jitterMs = reading.jitterMs;
   job.catchupMs = reading.catchupMs;
-  if (reading.editToken !== undefined) job.editToken = reading.editToken;
-  else job.editToken = undefined;
-  if (reading.remainingActions !== undefined) job.remainingActions = reading.remainingActions;
-  else job.remainingActions = undefined;
-  if (reading.runWorkflowId !== undefined) job.runWorkflowId = reading.runWorkflowId;
-  else job.runWorkflowId = undefined;
+  job.editToken = reading.editToken;
+  job.remainingActions = reading.remainingActions;
+  job.runWorkflowId = reading.runWorkflowId;
 }
 
 /**
