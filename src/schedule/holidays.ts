@@ -1,4 +1,4 @@
-import Holidays from 'date-holidays';
+import type HolidaysLibrary from 'date-holidays';
 import { DateTime } from 'luxon';
 import { MAX_YEAR } from './cron-fields';
 import { UnknownHolidaysError } from './errors';
@@ -25,7 +25,21 @@ export interface Holiday {
   readonly name: string;
 }
 
-const library = new Holidays();
+/**
+ * The library, loaded on first use: its rules and the time zone data it carries hold about 7 MB of a
+ * process's memory, which a process that compiles no holiday (a worker, an alert worker) does not pay.
+ */
+let loaded: { Holidays: typeof HolidaysLibrary; all: HolidaysLibrary } | undefined;
+function holidaysLibrary(): { Holidays: typeof HolidaysLibrary; all: HolidaysLibrary } {
+  if (!loaded) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when a holiday is first asked
+    const exported = require('date-holidays') as typeof HolidaysLibrary | { default: typeof HolidaysLibrary };
+    // CommonJS: the class itself (what `import Holidays from` reads through esModuleInterop).
+    const Holidays = 'default' in exported ? exported.default : exported;
+    loaded = { Holidays, all: new Holidays() };
+  }
+  return loaded;
+}
 
 /** Holidays already computed, by set and years: listing many jobs compiles the same sets again. */
 const cache = new Map<string, Holiday[]>();
@@ -44,6 +58,7 @@ function setCode(code: unknown, field: string): [string, string?, string?] {
     );
   }
   const [country, state, region] = code.toUpperCase().split('-') as [string, string?, string?];
+  const library = holidaysLibrary().all;
   const countries = library.getCountries('en');
   if (!Object.hasOwn(countries, country)) {
     throw new UnknownHolidaysError(
@@ -93,6 +108,7 @@ function computeHolidays(
   years: readonly number[],
 ): Holiday[] {
   const opts = { types: ['public' as const] };
+  const { Holidays } = holidaysLibrary();
   const set =
     state === undefined
       ? new Holidays(country, opts)
