@@ -13,6 +13,7 @@
  *   npm run bench -- fire-burst --jobs 1000 --rounds 2
  *   TEMPORAL_ADDRESS=127.0.0.1:7233 npx tsx bench/fire-burst.bench.ts --worker-options '{"maxCachedWorkflows":0}'
  *   npm run bench -- fire-burst --profile .tflow/bench/fire-burst   # and a V8 CPU profile of each burst
+ *   npm run bench -- fire-burst --run-metadata off   # ours' jobs without their runs' UI summary and details
  *
  * After the bursts it counts the promises one fired run creates in the workflow sandbox, each side (a job
  * triggered once, its history replayed on this thread: bench/promise-count.ts), the sandbox's main per-run cost, and
@@ -52,6 +53,10 @@ import { intArg, reportRows, type SummaryRow } from './summary';
 const N = intArg('jobs', 200);
 const ROUNDS = intArg('rounds', 2);
 const CONCURRENCY = intArg('concurrency', 16);
+/** `--run-metadata off`: ours' jobs written by a `PipelineScheduler({ runMetadata: false })` (no UI summary). */
+const RUN_METADATA_OFF = process.argv.includes('--run-metadata')
+  ? process.argv[process.argv.indexOf('--run-metadata') + 1] === 'off'
+  : false;
 const WARMUP = Math.min(10, N);
 /** `--worker-options '{"maxConcurrentWorkflowTaskPolls":20}'`: extra options for our worker, to try a tuning. */
 const OURS_WORKER_OPTIONS = ((): Record<string, unknown> => {
@@ -128,7 +133,10 @@ async function main(): Promise<void> {
   });
   const steps = recordingSteps(oursStarted);
   const oneStep = pipeline('burst-1-step', { steps }).step('burstStep');
-  const scheduler = new PipelineScheduler(client, { taskQueue: oursQueue });
+  const scheduler = new PipelineScheduler(client, {
+    taskQueue: oursQueue,
+    ...(RUN_METADATA_OFF ? { runMetadata: false } : {}),
+  });
   const calendar = (at: Date) => ({
     second: at.getUTCSeconds(),
     minute: at.getUTCMinutes(),
@@ -359,7 +367,7 @@ async function main(): Promise<void> {
 
   const runs = N * ROUNDS;
   console.log(
-    `${N} jobs due at one instant, ${ROUNDS} round(s) per side (sides alternate), server ${address} (pid ${serverPid ?? 'not visible'}), our worker options ${JSON.stringify(OURS_WORKER_OPTIONS)}`,
+    `${N} jobs due at one instant, ${ROUNDS} round(s) per side (sides alternate), server ${address} (pid ${serverPid ?? 'not visible'}), our worker options ${JSON.stringify(OURS_WORKER_OPTIONS)}${RUN_METADATA_OFF ? ', our jobs with runMetadata: false' : ''}`,
   );
   for (const line of perRound) console.log(line);
   const stats = (xs: number[]) => {

@@ -1,5 +1,5 @@
 import { compilePriority } from '../../pipeline/priority';
-import { InvalidArgumentError } from '../../errors';
+import { describeValue, InvalidArgumentError } from '../../errors';
 import { randomUUID } from 'node:crypto';
 import { knownStepNames, toPipelineSpec, type PipelineLike } from '../../pipeline/builder';
 import type { PipelineSpec } from '../../pipeline/spec';
@@ -45,6 +45,8 @@ export interface JobDefaults {
   readonly alerts: JobAlerts;
   readonly onError: string | undefined;
   readonly watchdogTaskQueue: string;
+  /** The scheduler's `runMetadata`, when it sets one. */
+  readonly runMetadata?: boolean;
 }
 
 /** The scheduler options {@link compileJobDefaults} reads (see PipelineSchedulerOptions for each). */
@@ -56,6 +58,7 @@ export interface JobDefaultsOptions extends JobAlerts {
   readonly onError?: string;
   readonly misfireGraceTime?: JobPolicies['misfireGraceTime'];
   readonly watchdogTaskQueue?: string;
+  readonly runMetadata?: boolean;
 }
 
 /**
@@ -87,7 +90,18 @@ export function compileJobDefaults(options: JobDefaultsOptions): JobDefaults {
     alerts,
     onError: options.onError,
     watchdogTaskQueue: options.watchdogTaskQueue ?? DEFAULT_WATCHDOG_TASK_QUEUE,
+    ...(options.runMetadata !== undefined ? { runMetadata: checkRunMetadata(options.runMetadata) } : {}),
   };
+}
+
+function checkRunMetadata(value: unknown): boolean {
+  if (typeof value !== 'boolean') {
+    throw new InvalidArgumentError(
+      'runMetadata',
+      `runMetadata must be true or false, got ${describeValue(value)}`,
+    );
+  }
+  return value;
 }
 
 /** A new job validated and compiled: what its schedule is created (or replaced) with. */
@@ -169,6 +183,7 @@ export function prepareJob(
     ...(defaults.watchdogTaskQueue !== DEFAULT_WATCHDOG_TASK_QUEUE
       ? { alertQueue: defaults.watchdogTaskQueue }
       : {}),
+    ...(defaults.runMetadata !== undefined ? { runMetadata: defaults.runMetadata } : {}),
   };
   const compiledJob: CompiledJob = { record, trigger: compiled, policies };
   const options = createOptions({

@@ -73,6 +73,7 @@ function toJob(view: ScheduleView): { job: JobSummary; record?: JobRecord } {
     timezone: record.timezone,
     policies: record.policies,
     ...(record.onError ? { onError: record.onError } : {}),
+    ...(record.runMetadata === false ? { runMetadata: false as const } : {}),
     editedOutside,
     ...(givenTrigger ? { givenTrigger } : {}),
     ...exclusionsOf(

@@ -60,6 +60,8 @@ export interface ScheduledJobSummary extends JobBase {
   policies: JobPolicies;
   /** Activity the worker runs when a scheduled run fails for good. */
   onError?: string;
+  /** `false` when the job's runs carry no summary and details for the Temporal UI (`PipelineSchedulerOptions.runMetadata`). */
+  runMetadata?: false;
   /** True when the schedule's spec no longer matches what temporal-flow set (edited in the Temporal UI/CLI). */
   editedOutside: boolean;
   /** With {@link ScheduledJobSummary.editedOutside}: the trigger temporal-flow had set. */

@@ -84,6 +84,17 @@ export interface PipelineSchedulerOptions extends JobAlerts {
    * `createWatchdogWorker` must poll it. @default 'tflow-watchdog'
    */
   watchdogTaskQueue?: string;
+  /**
+   * The summary and details of each scheduled run, for the Temporal UI (Temporal's user metadata, written
+   * in the schedule's action and copied by the server into every run it starts), as
+   * `PipelineClientOptions.runMetadata`. `false` leaves them out of the jobs this scheduler creates or
+   * replaces: about 180 bytes of history less per run, and less for the worker to decode, for runs nobody
+   * reads in the UI (which then names a run `pipelineWorkflow`; its `TflowPipeline` and
+   * `TemporalScheduledById` search attributes still say the pipeline and the job). The choice is the
+   * job's: kept by every later write (modifyJob, `tflow apply`, a scheduler that sets no `runMetadata`),
+   * changed only by a scheduler that sets it and replaces the job. @default true
+   */
+  runMetadata?: boolean;
   /** Close the client's connection on shutdown(). @default false (the connection belongs to the caller) */
   closeConnectionOnShutdown?: boolean;
   /**

@@ -120,6 +120,7 @@ export function createOptions(n: NewJob) {
         }),
         ...(n.concurrency ? { concurrency: n.concurrency } : {}),
         ...(n.priority ? { priority: n.priority } : {}),
+        ...(record.runMetadata === false ? { metadata: false } : {}),
       }),
     },
     policies: schedulePolicies(policies),
@@ -241,7 +242,10 @@ function updated(d: ScheduleDescription, input: PipelineRunInput, record: JobRec
     action: {
       ...d.action,
       args: [input],
-      ...runMetadata(input),
+      // Written again from the new input; none when the job's runs carry none (the description's dropped).
+      ...(record.runMetadata === false
+        ? { staticSummary: undefined, staticDetails: undefined }
+        : runMetadata(input)),
       memo: { ...d.action.memo, [JOB_RECORD_MEMO_KEY]: record },
     },
     // The deprecated untyped copy would win over the typed one: drop it.
@@ -318,6 +322,13 @@ export function replaceUpdate(
   due?: DueOneOff,
 ): JobWrite {
   checkOurs(jobId, d);
+  // A writer that does not set runMetadata (`tflow apply`, a scheduler left at the default) keeps the
+  // job's choice: its runs' UI metadata stays off if it was.
+  const inherited =
+    job.record.runMetadata === undefined
+      ? decodeJobRecord(d.typedSearchAttributes, d.action.memo)
+      : undefined;
+  if (inherited?.runMetadata === false) return replaceUpdate(jobId, d, withoutRunMetadata(job), due);
   const { scheduleId: _id, memo: _memo, state, action, ...rest } = job.options;
   const { backfill: _backfill, ...kept } = state;
   return {
@@ -325,6 +336,25 @@ export function replaceUpdate(
     record: job.record,
     alerts: job.alerts,
     ...(due ? { dueRun: dueBackfill(due, job.options.policies.overlap) } : {}),
+  };
+}
+
+/** `job` as written with `runMetadata: false`: its record says so, its action has no UI metadata. */
+function withoutRunMetadata(job: NewJobWrite): NewJobWrite {
+  const record: JobRecord = { ...job.record, runMetadata: false };
+  const encoded = encodeListedRecord(record);
+  const { staticSummary: _summary, staticDetails: _details, ...action } = job.options.action;
+  const others = (job.options.typedSearchAttributes ?? []).filter(
+    (p) => p.key.name !== JOB_SEARCH_ATTRIBUTE.name,
+  );
+  return {
+    ...job,
+    record,
+    options: {
+      ...job.options,
+      action: { ...action, memo: { ...action.memo, [JOB_RECORD_MEMO_KEY]: record } },
+      typedSearchAttributes: encoded ? [...others, { key: JOB_SEARCH_ATTRIBUTE, value: encoded }] : others,
+    },
   };
 }
 

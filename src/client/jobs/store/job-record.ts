@@ -49,6 +49,12 @@ export interface JobRecord {
    * writing scheduler's `watchdogTaskQueue`), when it is not the default `tflow-watchdog`.
    */
   alertQueue?: string;
+  /**
+   * Whether the job's runs carry their summary and details for the Temporal UI (the writing scheduler's
+   * `runMetadata`, when it set one): absent, they do. Kept by every later write, unless a scheduler that
+   * sets the option replaces the job.
+   */
+  runMetadata?: boolean;
 }
 
 /** A record with what it compiles to: what a write of the whole job sends. */
@@ -66,7 +72,7 @@ export interface CompiledJob {
  */
 export type ListedJobRecord = Pick<
   JobRecord,
-  'v' | 'trigger' | 'timezone' | 'policies' | 'onError' | 'alertQueue'
+  'v' | 'trigger' | 'timezone' | 'policies' | 'onError' | 'alertQueue' | 'runMetadata'
 >;
 
 /** The listed fields of a record (see {@link ListedJobRecord}); whatever else it holds is left out. */
@@ -79,6 +85,8 @@ export function listedRecord(record: JobRecord): ListedJobRecord {
     ...(record.onError ? { onError: record.onError } : {}),
     // A queue name, no secret: the alert evaluators tell their jobs from the listing, even encrypted ones.
     ...(record.alertQueue ? { alertQueue: record.alertQueue } : {}),
+    // No secret either, and what an outside edit that drops the action's memo must not turn back on.
+    ...(record.runMetadata !== undefined ? { runMetadata: record.runMetadata } : {}),
   };
 }
 

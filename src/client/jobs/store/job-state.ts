@@ -78,6 +78,7 @@ export function readJobState(
     ...(stored?.deadManSince ? { deadManSince: stored.deadManSince } : {}),
     ...(stored?.alertsLost ? { alertsLost: stored.alertsLost } : {}),
     ...(stored?.alertQueue ? { alertQueue: stored.alertQueue } : {}),
+    ...(typeof stored?.runMetadata === 'boolean' ? { runMetadata: stored.runMetadata } : {}),
   };
   return {
     record,
