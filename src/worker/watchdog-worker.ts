@@ -57,6 +57,14 @@ export interface CreateWatchdogWorkerOptions {
   >;
 }
 
+/**
+ * The deadlock timeout of a workflow task run on the main thread: the SDK's own for its threads (5 s), which
+ * `debugMode` lifts unless the option is given. Not in the SDK's public `WorkerOptions` type, though read
+ * from it (worker-options.js): should a later SDK stop reading it, the alert worker's own short workflows
+ * would run without the limit, nothing else.
+ */
+const IN_THREAD_DEADLOCK_TIMEOUT = { isolateExecutionTimeout: '5s' } as Partial<WorkerOptions>;
+
 /** Watchdogs kept in the worker's cache unless `workerOptions.maxCachedWorkflows` says otherwise. */
 export const WATCHDOG_CACHED_WORKFLOWS = 100;
 
@@ -77,8 +85,13 @@ export async function createWatchdogWorker(opts: CreateWatchdogWorkerOptions): P
     // 10,000 idle watchdogs of the release before at 1.3 GB): a task replays its short
     // history instead. Never below the task slots, which the SDK requires.
     maxCachedWorkflows: Math.max(WATCHDOG_CACHED_WORKFLOWS, wftSlots ?? 0),
-    // One workflow thread (the SDK's default is 2): each holds a V8 isolate with the bundle, and these few
-    // short workflow tasks never keep one busy.
+    // Its workflows run on the process's main thread (the SDK's `debugMode`: the same reusable V8 context
+    // its worker threads and its replayer run them in, with the usual 5 s deadlock timeout set here), not in
+    // a worker thread: a thread is a V8 isolate of its own that loads the SDK's protobuf code again, about
+    // 20 MB of RSS (an idle alert worker with jemalloc: 111-114 MB against 129-134), for a few short
+    // workflow tasks. `workerOptions: { debugMode: false }` gives them one thread again.
+    debugMode: true,
+    ...IN_THREAD_DEADLOCK_TIMEOUT,
     workflowThreadPoolSize: 1,
     ...opts.workerOptions,
     ...(opts.codec
