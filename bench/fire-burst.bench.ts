@@ -307,7 +307,10 @@ async function main(): Promise<void> {
         workflowBundle: rawBundle,
       }),
     ];
-    const countScheduler = new PipelineScheduler(client, { taskQueue: queues.ours });
+    const countScheduler = new PipelineScheduler(client, {
+      taskQueue: queues.ours,
+      ...(RUN_METADATA_OFF ? { runMetadata: false } : {}),
+    });
     const far = new Date(Date.now() + 12 * 3600_000);
     const ids = { ours: `burst-ours-count-${tag}`, raw: `burst-raw-count-${tag}` };
     await countScheduler.schedule(oneStep, {

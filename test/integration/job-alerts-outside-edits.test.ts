@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
@@ -19,6 +17,7 @@ import { evaluatorHeartbeat } from '../helpers/alert-evaluator';
 import { ALERTS_SEARCH_ATTRIBUTE } from '../../src/workflows/search-attributes';
 import { startAlertHook, type AlertHook } from '../helpers/alert-hook';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
+import { cliInputOf, cliScheduleUpdate, temporalCli } from '../helpers/temporal-cli';
 
 /*
  * A job's alerts through the other doors and edges users meet: an edit made with the real `temporal`
@@ -26,8 +25,6 @@ import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
  * for a while or to an id created again (the clock starts at the switch), and a watchdog whose reads of
  * the job fail (a worker without the codec key) for longer than its old ten attempts allowed.
  */
-
-const exec = promisify(execFile);
 
 let hook: AlertHook;
 let hookUrl: string;
@@ -82,45 +79,11 @@ async function startWatchdogWorker(
   return running;
 }
 
-/** The job's runs' input as `temporal schedule describe` shows it, for `--input` of an update. */
-async function inputOf(client: Client, jobId: string): Promise<string> {
-  return JSON.stringify((await client.schedule.getHandle(jobId).describe()).action.args?.[0]);
-}
-
-/**
- * `temporal schedule update` in the form its help gives: schedule id, workflow id, task queue, type and
- * input (as `temporal schedule describe` shows it), then `extra` (the new spec, flags): no memo, no
- * schedule search attributes.
- */
-async function cliUpdate(client: Client, jobId: string, extra: string[]): Promise<void> {
-  await temporal([
-    'schedule',
-    'update',
-    '--schedule-id',
-    jobId,
-    '--workflow-id',
-    `${jobId}-run`,
-    '--task-queue',
-    idleQueue,
-    '--type',
-    PIPELINE_WORKFLOW_TYPE,
-    '--input',
-    await inputOf(client, jobId),
-    ...extra,
-  ]);
-}
-
-/** The real `temporal` CLI against the suite's server. */
-async function temporal(args: string[]): Promise<string> {
-  const { stdout } = await exec(inject('temporalCli'), [
-    ...args,
-    '--address',
-    inject('temporalAddress'),
-    '--namespace',
-    t.namespace,
-  ]);
-  return stdout;
-}
+/** `temporal schedule update` in the form its help gives, on the idle queue (see cliScheduleUpdate). */
+const cliUpdate = (client: Client, jobId: string, extra: string[]) =>
+  cliScheduleUpdate(client, t.namespace, jobId, idleQueue, extra);
+const temporal = (args: string[]) => temporalCli(t.namespace, args);
+const inputOf = cliInputOf;
 
 /** Posts refused so far per job, for the jobs whose webhook path is `/down5` (refused 5 times, 503). */
 const refusedPosts = new Map<string, number>();

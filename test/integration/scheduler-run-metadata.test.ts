@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
-import { PIPELINE_WORKFLOW_TYPE } from '../../src/workflows/run-types';
 import { SCHEDULED_BY_ID_ATTRIBUTE } from '../../src/workflows/search-attributes';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
+import { cliScheduleUpdate } from '../helpers/temporal-cli';
 
 /*
  * `PipelineScheduler({ runMetadata: false })`: scheduled runs without their summary and details for the
@@ -16,7 +14,6 @@ import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
  * changes it.
  */
 
-const exec = promisify(execFile);
 const steps = {
   async double(x: number) {
     return x * 2;
@@ -97,29 +94,7 @@ describe('PipelineScheduler runMetadata: false', () => {
       expect(await actionMetadata(jobId)).toEqual({ summary: undefined, details: undefined });
       // The CLI in its help's form replaces the action and its memo; the next write of ours keeps the choice
       // (the record's listed copy in the TflowJob search attribute says it).
-      const d = await t.client.schedule.getHandle(jobId).describe();
-      const input = JSON.stringify(d.action.type === 'startWorkflow' ? d.action.args?.[0] : undefined);
-      await exec(inject('temporalCli'), [
-        'schedule',
-        'update',
-        '--schedule-id',
-        jobId,
-        '--workflow-id',
-        `${jobId}-run`,
-        '--task-queue',
-        t.taskQueue,
-        '--type',
-        PIPELINE_WORKFLOW_TYPE,
-        '--input',
-        input,
-        '--interval',
-        '3h',
-        '--paused',
-        '--address',
-        inject('temporalAddress'),
-        '--namespace',
-        t.namespace,
-      ]);
+      await cliScheduleUpdate(t.client, t.namespace, jobId, t.taskQueue, ['--interval', '3h', '--paused']);
       await waitFor('the CLI edit applied', async () => {
         const job = await plain.getJob(jobId);
         return !job.foreign && job.editedOutside ? job : undefined;
