@@ -26,8 +26,9 @@ export interface Holiday {
 }
 
 /**
- * The library, loaded on first use: its rules and the time zone data it carries hold about 7 MB of a
- * process's memory, which a process that compiles no holiday (a worker, an alert worker) does not pay.
+ * The library, loaded on first use: its rules and the time zone data it carries add about 12 MB to a
+ * process's RSS (measured: requiring dist/worker/index.js, 106-110 MB with it, 94-96 without), which a
+ * process that compiles no holiday (a worker, an alert worker) does not pay.
  */
 let loaded: { Holidays: typeof HolidaysLibrary; all: HolidaysLibrary } | undefined;
 function holidaysLibrary(): { Holidays: typeof HolidaysLibrary; all: HolidaysLibrary } {

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors';
+import { JobNotFoundError } from '../../src/client/errors';
 import { pipeline } from '../../src/pipeline';
 import { PipelineScheduler } from '../../src/client/jobs/pipeline-scheduler';
 import { SCHEDULED_BY_ID_ATTRIBUTE } from '../../src/workflows/search-attributes';
 import { connectTest, waitFor, type TestContext } from '../helpers/temporal';
-import { cliScheduleUpdate } from '../helpers/temporal-cli';
+import { cliScheduleUpdate, temporalCli } from '../helpers/temporal-cli';
 
 /*
  * `PipelineScheduler({ runMetadata: false })`: scheduled runs without their summary and details for the
@@ -109,6 +110,49 @@ describe('PipelineScheduler runMetadata: false', () => {
       expect((await actionMetadata(jobId)).summary).toBe(`run-metadata (job ${jobId})`);
     } finally {
       await plain.removeJob(jobId);
+    }
+  });
+
+  it('through the temporal CLI: toggled, triggered and deleted, the job keeps its choice until gone', async () => {
+    const jobId = t.uid('meta-cli');
+    await quiet.scheduleInterval(p, { jobId, every: '1h', args: [1] });
+    try {
+      await temporalCli(t.namespace, [
+        'schedule',
+        'toggle',
+        '--schedule-id',
+        jobId,
+        '--pause',
+        '--reason',
+        'cli',
+      ]);
+      const paused = await plain.getJob(jobId);
+      expect(paused.paused).toBe(true);
+      expect(!paused.foreign && paused.runMetadata).toBe(false);
+      await temporalCli(t.namespace, [
+        'schedule',
+        'toggle',
+        '--schedule-id',
+        jobId,
+        '--unpause',
+        '--reason',
+        'cli',
+      ]);
+      // A run triggered with the CLI has no UI summary either (it comes from the schedule's action).
+      const query = `${SCHEDULED_BY_ID_ATTRIBUTE.name} = '${jobId}'`;
+      await temporalCli(t.namespace, ['schedule', 'trigger', '--schedule-id', jobId]);
+      const run = await waitFor('the CLI-triggered run listed', async () => {
+        for await (const wf of t.client.workflow.list({ query })) return wf;
+        return undefined;
+      });
+      const handle = t.client.workflow.getHandle(run.workflowId, run.runId);
+      await handle.result();
+      expect(await (await handle.describe()).staticSummary()).toBeUndefined();
+      expect(await actionMetadata(jobId)).toEqual({ summary: undefined, details: undefined });
+      await temporalCli(t.namespace, ['schedule', 'delete', '--schedule-id', jobId]);
+      await expect(plain.getJob(jobId)).rejects.toBeInstanceOf(JobNotFoundError);
+    } finally {
+      await plain.removeJob(jobId).catch(() => undefined);
     }
   });
 

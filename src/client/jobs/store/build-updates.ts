@@ -328,13 +328,13 @@ export function replaceUpdate(
     job.record.runMetadata === undefined
       ? decodeJobRecord(d.typedSearchAttributes, d.action.memo)
       : undefined;
-  if (inherited?.runMetadata === false) return replaceUpdate(jobId, d, withoutRunMetadata(job), due);
-  const { scheduleId: _id, memo: _memo, state, action, ...rest } = job.options;
+  const written = inherited?.runMetadata === false ? withoutRunMetadata(job) : job;
+  const { scheduleId: _id, memo: _memo, state, action, ...rest } = written.options;
   const { backfill: _backfill, ...kept } = state;
   return {
     update: { ...rest, action: { ...action, memo: withDueMark(action.memo, due) }, state: kept },
-    record: job.record,
-    alerts: job.alerts,
+    record: written.record,
+    alerts: written.alerts,
     ...(due ? { dueRun: dueBackfill(due, job.options.policies.overlap) } : {}),
   };
 }
